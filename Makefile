@@ -1,0 +1,46 @@
+# Two commands do all the set-up on a fresh clone:  make book  and  make test.
+SHELL := /bin/bash
+.SHELLFLAGS := -eo pipefail -c
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+INSTALLED := $(VENV)/.installed
+# The execution cache sees only code cells, and Sphinx re-reads only edited pages: when the library
+# or the pins change, forget both so that every chapter runs again.
+LIB_HASH = $(shell cat requirements.txt pyproject.toml $$(find spalib -name '*.py' | sort) | sha256sum | cut -c1-16)
+
+.PHONY: book test data check-html clean help
+
+help:
+	@echo "make book        build _build/html, executing every chapter (creates $(VENV) if needed)"
+	@echo "make test        run the test suite"
+	@echo "make check-html  open the built pages in headless Chromium and check them"
+	@echo "make data        show (and download if missing) the data folder"
+
+$(INSTALLED): requirements.txt pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	touch $@
+
+data: $(INSTALLED)
+	$(PY) -m spalib.data ensure
+	$(PY) -m spalib.data where
+
+book: $(INSTALLED) data
+	@mkdir -p _build
+	@if [ "$$(cat _build/.lib-hash 2>/dev/null)" != "$(LIB_HASH)" ]; then \
+	  echo "spalib or requirements changed: clearing the execution cache"; \
+	  rm -rf _build/.jupyter_cache _build/.doctrees _build/jupyter_execute; echo "$(LIB_HASH)" > _build/.lib-hash; fi
+	$(VENV)/bin/jupyter-book build . -W -n --keep-going
+	test -f _build/html/index.html || { echo "no _build/html/index.html: the build failed"; exit 1; }
+
+test: $(INSTALLED)
+	$(PY) -m pytest
+
+check-html: $(INSTALLED)
+	$(PY) -m pip install --quiet -r requirements-check.txt
+	$(PY) tests/browser/check_html.py _build/html --screenshots _build/screenshots
+
+clean:
+	rm -rf _build

@@ -1,0 +1,199 @@
+"""Fetching the official data releases into a local folder.
+
+The book normally reads ``../shared/data``; this module is the fallback for a machine without
+it.  Every dataset is a list of files (or tarballs to unpack) at fixed, commit-pinned public
+addresses.  Files are downloaded into a temporary folder beside the destination, checked
+(size against ``Content-Length``, and the SHA-256 where the registry records one), and only
+then moved into place with one atomic ``os.replace``: an interrupted download never leaves a
+half-filled dataset folder behind.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tarfile
+import tempfile
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tqdm import tqdm
+
+_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True)
+class RemoteFile:
+    """One file of a dataset: where it comes from and where it goes inside the dataset folder.
+
+    ``unpack=True`` extracts a tarball into ``dest`` (a folder) instead of saving it.
+    ``strip`` drops that many leading path components of the tarball's members.
+    """
+
+    url: str
+    dest: str
+    sha256: str | None = None
+    unpack: bool = False
+    strip: int = 0
+
+
+@dataclass(frozen=True)
+class DatasetSource:
+    """A dataset as published: its folder name under the data root and its files."""
+
+    name: str
+    files: tuple[RemoteFile, ...]
+    description: str = ""
+    citation: str = field(default="", compare=False)
+
+
+def _github(repo: str, commit: str, path: str, dest: str | None = None, **kw) -> RemoteFile:
+    return RemoteFile(f"https://raw.githubusercontent.com/{repo}/{commit}/{path}", dest or path, **kw)
+
+
+def fetch(source: DatasetSource, root: Path, *, progress: bool = True, timeout: float = 60) -> Path:
+    """Download ``source`` into ``root / source.name`` and return that folder.
+
+    Raises ``FileExistsError`` if the folder is already there, ``OSError`` (with the URL) on a
+    network failure, and ``ValueError`` on a size or checksum mismatch.
+    """
+    root = Path(root)
+    target = root / source.name
+    if target.exists():
+        raise FileExistsError(f"{target} already exists; delete it to download {source.name!r} again")
+    root.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{source.name}-", dir=root))
+    try:
+        for remote in source.files:
+            _fetch_one(remote, staging, progress=progress, timeout=timeout)
+        os.replace(staging, target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return target
+
+
+def _fetch_one(remote: RemoteFile, staging: Path, *, progress: bool, timeout: float) -> None:
+    download = staging / ".partial"
+    digest = hashlib.sha256()
+    try:
+        with urllib.request.urlopen(remote.url, timeout=timeout) as response:
+            expected = response.headers.get("Content-Length")
+            expected = int(expected) if expected is not None else None
+            received = 0
+            with open(download, "wb") as out, tqdm(
+                total=expected, unit="B", unit_scale=True, desc=Path(remote.dest).name or remote.url,
+                disable=not progress, leave=False,
+            ) as bar:
+                while chunk := response.read(_CHUNK):
+                    out.write(chunk)
+                    digest.update(chunk)
+                    received += len(chunk)
+                    bar.update(len(chunk))
+    except OSError as err:  # URLError is an OSError
+        raise OSError(f"could not download {remote.url}: {err}") from err
+    if expected is not None and received != expected:
+        raise ValueError(f"{remote.url}: received {received} bytes, the server announced {expected}")
+    if remote.sha256 is not None and digest.hexdigest() != remote.sha256:
+        raise ValueError(f"{remote.url}: SHA-256 {digest.hexdigest()} does not match the recorded {remote.sha256}")
+    dest = staging / remote.dest
+    if remote.unpack:
+        _unpack(download, dest, strip=remote.strip, url=remote.url)
+        download.unlink()
+    else:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(download, dest)
+
+
+def _unpack(archive: Path, dest: Path, *, strip: int, url: str) -> None:
+    dest.mkdir(parents=True, exist_ok=True)
+    try:
+        with tarfile.open(archive) as tar:
+            for member in tar.getmembers():
+                parts = Path(member.name).parts[strip:]
+                if not parts:
+                    continue
+                member.name = str(Path(*parts))
+                tar.extract(member, dest, filter="data")
+    except tarfile.TarError as err:
+        raise ValueError(f"{url} is not a readable tar archive: {err}") from err
+
+
+# --- the official releases -------------------------------------------------------------------
+
+MTME_TGZ = "https://storage.googleapis.com/mt-metrics-eval/mt-metrics-eval-v2.tgz"
+
+_WILLIAMS = ("ygraham/significance-williams", "441a6eaeddb305bba1438c35feda4dd4753f3079")
+_SEGMENT_MTEVAL = ("ygraham/segment-mteval", "f6fa7b33f9a1b70564824f3bbe77c9f1df84f58f")
+_DIRECT_ASSESSMENT = ("ygraham/direct-assessment", "c2ef771d41141a7ddef09b8573dc345c3676737a")
+_GOOGLE_MQM = ("google/wmt-mqm-human-evaluation", "7fadea281aff8db61cc72fc3d469a4dca78b82a6")
+_ESA = ("wmt-conference/ErrorSpanAnnotation", "e7f88b51a5d36dd5a9c9c1d80556f69637716cd4")
+_ESA_FILES = ("ESA-1", "ESA-2", "ESA2", "ESAAI-1", "ESAAI-2", "ESAAI", "MQM-1", "ESA-IAA", "ESAAI-IAA",
+              "MQM-IAA", "GEMBA2", "LLM")
+_AIPHES = ("AIPHES/ACL20-Reference-Free-MT-Evaluation", "2026e18c8874e5659ea6c03f82ec3e600d0feac1")
+_WMT22_NEWS = ("wmt-conference/wmt22-news-systems", "20240a2e96a50e823ea8cdf37fd8af52547146e3")
+_WMT21_NEWS = ("wmt-conference/wmt21-news-systems", "f41750dadbf2ba6ab01ca5380347d253298a3427")
+
+_WMT2X_TOEN = {2021: ("cs", "de", "ha", "is", "ja", "ru"), 2022: ("cs", "de", "ja", "lv", "ru", "uk", "zh")}
+
+
+def _wmt_da_files() -> tuple[RemoteFile, ...]:
+    files = [_github(*_AIPHES, f"WMT{y}/DA-syslevel.csv", f"{2000 + y}/DA-syslevel.csv") for y in (17, 18, 19)]
+    files.append(_github(*_AIPHES, "WMT17/DA-seglevel.csv", "2017/DA-seglevel.csv"))
+    for year, (repo, commit) in ((2021, _WMT21_NEWS), (2022, _WMT22_NEWS)):
+        sub = "humaneval/newstest2021-toen" if year == 2021 else "humaneval/DA/newstest2022-toen"
+        for src in _WMT2X_TOEN[year]:
+            for name in (f"ad-{src}en-good-stnd-redup.csv", f"ad-{src}en-trk-mean-sd.txt",
+                         f"ad-seg-scores-{src}-en.csv", f"ad-sys-scores-{src}-en.csv"):
+                files.append(_github(repo, commit, f"{sub}/{name}", f"{year}/newstest{year}-toen/{name}"))
+    return tuple(files)
+
+
+DATASETS: dict[str, DatasetSource] = {
+    "mt-metrics-eval-v2": DatasetSource(
+        "mt-metrics-eval-v2",
+        (RemoteFile(MTME_TGZ, ".", unpack=True, strip=1),),
+        "Google's mt-metrics-eval v2 release: WMT19-25 human and metric scores (several GB unpacked).",
+    ),
+    "wmt12": DatasetSource(
+        "wmt12",
+        tuple(
+            _github(*_WILLIAMS, f"{folder}/{name}", f"significance-williams/{folder}/{name}")
+            for folder in ("example-data", "example-data-multi")
+            for name in ("mt-systems-scored-by-humans", "mt-systems-scored-by-metrics")
+        ) + tuple(
+            _github(*_WILLIAMS, f"example-output/{name}", f"significance-williams/example-output/{name}")
+            for name in ("orig.pearson-corr.es-en", "orig.williams-results.es-en")
+        ),
+        "WMT12 system-level human and metric scores (Graham & Baldwin 2014 example data).",
+    ),
+    "wmt13": DatasetSource(
+        "wmt13",
+        (
+            _github(*_SEGMENT_MTEVAL, "seg-mteval-data.tar.gz", "segment-mteval/seg-mteval-data.tar.gz"),
+            _github(*_DIRECT_ASSESSMENT, "dataset.tar.gz", "direct-assessment/dataset.tar.gz"),
+        ),
+        "WMT13 segment-level DA (Graham, Mathur & Baldwin 2015) and the texts of the judged items.",
+    ),
+    "wmt-mqm-human-evaluation": DatasetSource(
+        "wmt-mqm-human-evaluation",
+        tuple(
+            _github(*_GOOGLE_MQM, f"ted/{lp}/{name}")
+            for lp in ("ende", "zhen")
+            for name in (f"mqm_ted_{lp}.tsv", f"mqm_ted_{lp}.avg_seg_scores.tsv")
+        ),
+        "Google's expert MQM annotations of the WMT21 TED talks (raw error rows and averages).",
+    ),
+    "esa-campaign-wmt23-ende": DatasetSource(
+        "esa-campaign-wmt23-ende",
+        tuple(_github(*_ESA, f"data/campaign-ruction-rc5/en-de.{name}.seg.score", f"en-de.{name}.seg.score")
+              for name in _ESA_FILES),
+        "Second and third human annotations (ESA, ESA-AI, MQM) of WMT23 en-de (Kocmi et al. 2024).",
+    ),
+    "wmt-da": DatasetSource(
+        "wmt-da", _wmt_da_files(),
+        "WMT17-19 DA files of the metrics-task packages and WMT21/22 to-English individual DA judgements.",
+    ),
+}

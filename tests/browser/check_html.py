@@ -1,0 +1,164 @@
+"""Open every page of the built book in headless Chromium and check that a reader sees it right.
+
+For each page: it loads (HTTP 200, no broken local asset), every figure image has decoded
+pixels, every math element has been typeset by MathJax without a parse error, and no
+traceback, error or stderr output appears.  A full-page screenshot of each page is written to
+``--screenshots``.  Exit status 1 if any page fails.
+
+The machine that builds the book may have no internet, so the page's MathJax request to the
+CDN is answered from the copy of MathJax 3 in the ``django-static-mathjax`` wheel, and every
+other outside request is refused (and listed, not failed: the published pages may use them).
+
+Usage: python tests/browser/check_html.py _build/html --screenshots _build/screenshots
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import http.server
+import os
+import shutil
+import sys
+import threading
+from pathlib import Path
+
+SKIP = {"genindex.html", "search.html"}
+MATHJAX_CDN = "https://cdn.jsdelivr.net/npm/mathjax@3/es5/"
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def chromium_executable() -> str:
+    for candidate in (os.environ.get("CHROMIUM"), "/usr/lib/chromium/chromium", shutil.which("chromium"),
+                      shutil.which("chromium-browser")):
+        if candidate and Path(candidate).exists():
+            return candidate
+    raise SystemExit("no Chromium found: install Debian's `chromium` package (apt-get install chromium)")
+
+
+def local_mathjax() -> Path:
+    import mathjax  # the django-static-mathjax wheel
+
+    root = Path(mathjax.__file__).parent / "static" / "mathjax" / "es5"
+    if not (root / "tex-mml-chtml.js").exists():
+        raise SystemExit(f"MathJax not found under {root}")
+    return root
+
+
+def serve(folder: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
+    handler = functools.partial(QuietHandler, directory=str(folder))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/"
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+PAGE_PROBE = """() => {
+  const imgs = [...document.querySelectorAll('article img, main img')];
+  const math = [...document.querySelectorAll('.math')];
+  const bad_outputs = [...document.querySelectorAll(
+      '.output.traceback, .output.error, .output.stderr, .cell_output .stderr')];
+  const text = document.body.innerText;
+  return {
+    title: document.title,
+    text_length: text.length,
+    images: imgs.length,
+    broken_images: imgs.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src),
+    math: math.length,
+    typeset: document.querySelectorAll('mjx-container').length,
+    math_errors: document.querySelectorAll('mjx-merror').length,
+    bad_outputs: bad_outputs.map(e => e.textContent.trim().slice(0, 200)),
+    traceback: text.includes('Traceback (most recent call last)'),
+  };
+}"""
+
+
+def check(html: Path, shots: Path) -> int:
+    from playwright.sync_api import sync_playwright
+
+    pages = sorted(p for p in html.rglob("*.html")
+                   if p.name not in SKIP and not {"_static", "_sources", "_images"} & set(p.parts))
+    if not any(p.name == "index.html" for p in pages):
+        print(f"{html}/index.html is missing: build the book first (make book)")
+        return 1
+    shots.mkdir(parents=True, exist_ok=True)
+    mathjax = local_mathjax()
+    server, base = serve(html)
+    failures = 0
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=chromium_executable(), args=CHROMIUM_FLAGS)
+            context = browser.new_context(viewport={"width": 1280, "height": 900})
+            refused: set[str] = set()
+
+            def route(r):
+                url = r.request.url
+                if url.startswith(base):
+                    return r.continue_()
+                if url.startswith(MATHJAX_CDN):
+                    local = mathjax / url[len(MATHJAX_CDN):].split("?")[0]
+                    if local.is_file():
+                        return r.fulfill(path=str(local))
+                refused.add(url.split("?")[0])
+                return r.abort()
+
+            context.route("**/*", route)
+            for path in pages:
+                rel = path.relative_to(html).as_posix()
+                page = context.new_page()
+                local_failures: list[str] = []
+                page.on("response", lambda resp, lf=local_failures: lf.append(f"{resp.status} {resp.url}")
+                        if resp.url.startswith(base) and resp.status >= 400 else None)
+                response = page.goto(base + rel, wait_until="networkidle")
+                problems = []
+                if response is None or response.status != 200:
+                    problems.append(f"HTTP {response.status if response else 'no response'}")
+                if page.locator(".math").count():
+                    page.wait_for_function("() => document.querySelectorAll('mjx-container').length > 0",
+                                           timeout=20_000)
+                info = page.evaluate(PAGE_PROBE)
+                if info["text_length"] < 200:
+                    problems.append(f"almost no text ({info['text_length']} characters)")
+                if info["broken_images"]:
+                    problems.append(f"images that did not load: {info['broken_images']}")
+                if info["math"] and info["typeset"] < info["math"]:
+                    problems.append(f"math not typeset: {info['typeset']} of {info['math']}")
+                if info["math_errors"]:
+                    problems.append(f"{info['math_errors']} MathJax errors")
+                if info["bad_outputs"] or info["traceback"]:
+                    problems.append(f"error output on the page: {info['bad_outputs'] or 'a traceback'}")
+                if local_failures:
+                    problems.append(f"failed requests: {local_failures}")
+                page.screenshot(path=str(shots / (rel.replace("/", "__").removesuffix(".html") + ".png")),
+                                full_page=True)
+                page.close()
+                status = "ok  " if not problems else "FAIL"
+                print(f"{status} {rel:35s} images {info['images']:2d}  math {info['typeset']:3d}/{info['math']:<3d}"
+                      f" {info['title'][:50]}")
+                for p in problems:
+                    print(f"       {p}")
+                failures += bool(problems)
+            browser.close()
+    finally:
+        server.shutdown()
+    if refused:
+        print(f"(refused {len(refused)} outside request(s), e.g. {sorted(refused)[0]})")
+    print(f"{len(pages) - failures} pages passed, {failures} failed; screenshots in {shots}")
+    return 1 if failures else 0
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("html", type=Path)
+    parser.add_argument("--screenshots", type=Path, default=Path("_build/screenshots"))
+    args = parser.parse_args(argv)
+    return check(args.html, args.screenshots)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,345 @@
+"""spalib.data: the readers on the real WMT files, on small hand-made files, and on bad input."""
+
+from __future__ import annotations
+
+import gzip
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from spalib import data
+
+# --- the real data (present in CI: these tests must not skip) ---------------------------------
+
+
+def test_wmt23_ende_has_460_mqm_segments_for_each_of_13_systems():
+    ende = data.load_mtme("wmt23", "en-de")
+    mqm = ende.seg_scores("mqm")
+    assert len(ende.segments) == 557
+    assert mqm.shape == (13, 557)
+    assert (mqm.notna().sum(axis=1) == 460).all()
+    # the same 460 segments for every system
+    assert (mqm.notna().all(axis=0) == mqm.notna().any(axis=0)).all()
+
+
+def test_wmt23_meta_information():
+    ende = data.load_mtme("wmt23", "en-de")
+    assert ende.std_ref == "refA"
+    assert ende.outlier_systems == ["synthetic_ref"]
+    assert ende.human_systems == ["refA", "synthetic_ref"]
+    assert set(ende.human_score_names) == {"mqm", "da-sqm"}
+    assert {"COMET-refA", "XCOMET-XL-refA", "CometKiwi-src"} <= set(ende.metric_names)
+    assert ende.is_reference_free("CometKiwi-src") and not ende.is_reference_free("COMET-refA")
+    assert ende.uses_std_ref("COMET-refA") and not ende.uses_std_ref("COMET-synthetic_ref")
+    assert data.load_mtme("wmt23", "he-en").std_ref == "refB"
+
+
+@pytest.mark.parametrize("test_set, lp", [("wmt22", "zh-en"), ("wmt23", "en-de"), ("wmt23", "he-en"), ("wmt23", "zh-en")])
+def test_every_score_file_loads_and_metrics_skip_only_their_reference(test_set, lp):
+    es = data.load_mtme(test_set, lp)
+    for name in es.metric_names:
+        for level in es.levels(name):
+            if level == "seg":
+                frame = es.seg_scores(name)
+                assert frame.shape[1] == len(es.segments)
+                assert not frame.isna().any().any(), f"{name} has missing metric scores"
+                assert set(es.systems) - set(frame.index) <= {es.metric_reference(name)}
+            elif level == "sys":
+                assert es.sys_scores(name).notna().all()
+            else:
+                assert es.domain_scores(name).shape[1] >= 1
+    for name in es.human_score_names:
+        for level in es.levels(name):
+            getattr(es, f"{level}_scores")(name)
+
+
+def test_stored_mqm_system_scores_are_means_of_segment_scores():
+    for lp in ("en-de", "he-en", "zh-en"):
+        es = data.load_mtme("wmt23", lp)
+        recomputed = es.seg_scores("mqm").mean(axis=1)
+        np.testing.assert_allclose(recomputed, es.sys_scores("mqm").loc[recomputed.index], rtol=0, atol=1e-12)
+
+
+def test_wmt22_zhen_has_four_unscored_mqm_systems():
+    es = data.load_mtme("wmt22", "zh-en")
+    scored = es.seg_scores("mqm").notna().sum(axis=1)
+    assert sorted(scored[scored == 0].index) == ["DLUT", "NiuTrans", "QUARTZ_TuneReranking", "chrf_bestmbr"]
+    assert (scored[scored > 0] == 1875).all()
+
+
+def test_complete_segments_reports_what_it_drops():
+    ende = data.load_mtme("wmt23", "en-de")
+    (mqm, comet), report = data.complete_segments(ende.seg_scores("mqm"), ende.seg_scores("COMET-refA"))
+    assert report == {"segments_kept": 460, "segments_dropped": 97, "systems": 12}
+    assert list(mqm.index) == list(comet.index) and not mqm.isna().any().any()
+    with pytest.raises(ValueError, match="no rows for synthetic_ref"):
+        data.complete_segments(ende.seg_scores("mqm"), ende.seg_scores("COMET-refA"), systems=["synthetic_ref"])
+
+
+def test_unknown_names_are_clear_errors():
+    ende = data.load_mtme("wmt23", "en-de")
+    with pytest.raises(KeyError, match="no scores named 'COMET'"):
+        ende.seg_scores("COMET")
+    with pytest.raises(KeyError, match="no seg-level scores"):
+        ende.seg_scores("slide-src")
+    with pytest.raises(ValueError, match="no meta information for wmt23/en-xx"):
+        data.load_mtme("wmt23", "en-xx")
+
+
+def test_ted_mqm_averages_are_reproduced_exactly_from_the_raw_annotations():
+    root = data.dataset_path("wmt-mqm-human-evaluation")
+    expected_rows = {"ende": 7406, "zhen": 7935}
+    for lp, n in expected_rows.items():
+        errors = data.read_mqm_tsv(root / f"ted/{lp}/mqm_ted_{lp}.tsv", source_errors="keep")
+        ours = data.score_mqm(errors)
+        ours["system"] = ours["system"].replace({"ref": "ref-A", "refB": "ref-B"})
+        published = data.read_mqm_avg_seg_scores(root / f"ted/{lp}/mqm_ted_{lp}.avg_seg_scores.tsv").dropna()
+        merged = published.merge(ours, on=["system", "seg_id"], how="left", suffixes=("_pub", "_ours"))
+        assert len(merged) == n
+        np.testing.assert_allclose(merged["mqm_ours"], merged["mqm_pub"], rtol=0, atol=1e-12)
+
+
+def test_ted_zhen_source_errors_must_be_handled_explicitly():
+    path = data.dataset_path("wmt-mqm-human-evaluation") / "ted/zhen/mqm_ted_zhen.tsv"
+    with pytest.raises(ValueError, match=r"mqm_ted_zhen\.tsv:\d+: 38 'Source error' rows"):
+        data.read_mqm_tsv(path)
+    assert data.read_mqm_tsv(path, source_errors="drop").attrs["source_error_rows"] == 38
+
+
+def test_wmt12_es_en_matches_the_williams_example_output():
+    human, metrics = data.load_wmt12("es-en")
+    assert len(human) == 12 and metrics.shape == (12, 12)
+    assert stats.pearsonr(human, metrics["AMBER"])[0] == pytest.approx(0.880651168828011, abs=1e-12)
+    assert stats.pearsonr(human, metrics["BLEU_4_closest_cased"])[0] == pytest.approx(0.760352368043568, abs=1e-12)
+    human2, two = data.load_wmt12("es-en", multi=False)
+    assert list(two.columns) == ["AMBER", "BLEU_4_closest_cased"] and human2.equals(human)
+
+
+@pytest.mark.parametrize("lp, n", [("es-en", 840), ("en-de", 140), ("cs-en", 70)])
+def test_wmt13_da_items(lp, n):
+    frame = data.load_wmt13_da(lp)
+    assert len(frame) == n
+    assert frame["raw"].between(0, 100).all()
+    assert not frame[["raw", "z"]].isna().any().any()
+    # per item, z and raw scores order the items alike (Spearman well above 0.9)
+    assert stats.spearmanr(frame["raw"], frame["z"])[0] > 0.9
+
+
+def test_wmt13_texts_align_with_scores():
+    frame = data.load_wmt13_texts("en-de")
+    assert len(frame) == 140 and frame[["src", "ref", "mt"]].map(len).gt(0).all().all()
+    # the COLING16 z scores are the segment-mteval z scores for the same items
+    scores = data.load_wmt13_da("en-de")
+    merged = frame.merge(scores, on=["system", "sid"], suffixes=("", "_seg"))
+    assert len(merged) == 140
+    np.testing.assert_allclose(merged["z"], merged["z_seg"], atol=1e-9)
+
+
+def test_wmt17_seg_and_sys():
+    seg = data.load_wmt17_da("seg")
+    assert len(seg) == 5040 and (seg.groupby("lp").size() == 560).all()
+    assert len(data.load_wmt17_da("sys")) == 152
+
+
+def test_wmt22_zhen_individual_judgements():
+    judgements = data.load_wmt_da_judgements(2022, "zh-en")
+    assert len(judgements) == 35303
+    assert set(judgements["type"]) <= {"SYSTEM", "REPEAT", "REF", "BAD_REF"}
+    seg = data.load_wmt_da_seg_scores(2022, "zh-en")
+    assert (seg["n"] >= 1).all()
+
+
+# --- small hand-made evaluation sets ---------------------------------------------------------
+
+SYSTEMS = ["sysA", "sysB", "refA"]
+
+
+def write_evalset(root: Path, *, gz: bool = False) -> Path:
+    """A two-segment, three-system evaluation set in the mt-metrics-eval layout."""
+    d = root / "wmt23"
+    files = {
+        "sources/en-de.txt": "one\ntwo\n",
+        "documents/en-de.docs": "news\td1\nnews\td1\n",
+        "references/en-de.refA.txt": "eins\nzwei\n",
+        "system-outputs/en-de/sysA.txt": "ein\nzwo\n",
+        "system-outputs/en-de/sysB.txt": "uno\ndos\n",
+        "system-outputs/en-de/refA.txt": "eins\nzwei\n",
+        "human-scores/en-de.mqm.seg.score": "sysA\t-1.0\nsysA\tNone\nsysB\t-5\nsysB\tNone\nrefA\t0\nrefA\tNone\n",
+        "human-scores/en-de.mqm.sys.score": "sysA\t-1.0\nsysB\t-5\nrefA\t0\n",
+        "metric-scores/en-de/M-refA.seg.score": "sysB\t0.5\nsysB\t0.25\nsysA\t0.9\nsysA\t0.8\n",
+        "metric-scores/en-de/Q-src.seg.score": "sysA\t1\nsysA\t2\nsysB\t3\nsysB\t4\nrefA\t5\nrefA\t6\n",
+    }
+    for rel, text in files.items():
+        path = d / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if gz and rel.endswith(".score"):
+            with gzip.open(path.with_name(path.name + ".gz"), "wt") as f:
+                f.write(text)
+        else:
+            path.write_text(text)
+    return root
+
+
+@pytest.mark.parametrize("gz", [False, True])
+def test_small_evalset_reads_plain_and_gzipped(tmp_path, gz):
+    es = data.load_mtme("wmt23", "en-de", root=write_evalset(tmp_path, gz=gz))
+    assert es.systems == sorted(SYSTEMS) and es.human_systems == ["refA"]
+    assert es.metric_names == ["M-refA", "Q-src"] and es.human_score_names == ["mqm"]
+    mqm = es.seg_scores("mqm")
+    assert mqm.loc["sysB", 0] == -5 and np.isnan(mqm.loc["sysB", 1])
+    pd.testing.assert_frame_equal(
+        es.seg_scores("M-refA"),
+        pd.DataFrame([[0.9, 0.8], [0.5, 0.25]], index=pd.Index(["sysA", "sysB"], name="system"),
+                     columns=pd.RangeIndex(2, name="segment")),
+    )
+    assert es.sys_scores("mqm")["sysB"] == -5
+    assert es.std_metric_names() == ["M-refA", "Q-src"]
+    assert es.std_metric_names(reference_free=False) == ["M-refA"]
+    assert es.system_output("sysB") == ["uno", "dos"]
+
+
+BAD_SEG_FILES = {
+    "too few lines": ("sysA\t1\nsysA\t2\nsysB\t3\nrefA\t5\nrefA\t6\n", r"Q-src\.seg\.score:3: system 'sysB' has 1 lines"),
+    "too many lines": ("sysA\t1\nsysA\t2\nsysA\t2\nsysB\t3\nsysB\t4\nrefA\t5\nrefA\t6\n",
+                       r"Q-src\.seg\.score:3: system 'sysA' has 3 lines"),
+    "non-numeric": ("sysA\t1\nsysA\tabc\nsysB\t3\nsysB\t4\nrefA\t5\nrefA\t6\n", r"Q-src\.seg\.score:2: score 'abc' is not a number"),
+    "infinite": ("sysA\t1\nsysA\tinf\nsysB\t3\nsysB\t4\nrefA\t5\nrefA\t6\n", r"Q-src\.seg\.score:2: score 'inf' is not a finite"),
+    "unknown system": ("sysA\t1\nsysA\t2\nsysC\t3\nsysC\t4\nrefA\t5\nrefA\t6\n", r"Q-src\.seg\.score:3: system 'sysC'"),
+    "missing system": ("sysA\t1\nsysA\t2\nrefA\t5\nrefA\t6\n", r"Q-src\.seg\.score: no scores for system\(s\) sysB"),
+    "malformed row": ("sysA\t1\nsysA 2\nsysB\t3\nsysB\t4\nrefA\t5\nrefA\t6\n", r"Q-src\.seg\.score:2: expected 2 fields"),
+    "metric None": ("sysA\t1\nsysA\tNone\nsysB\t3\nsysB\t4\nrefA\t5\nrefA\t6\n", None),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_SEG_FILES))
+def test_malformed_segment_files_name_file_and_line(tmp_path, case):
+    text, message = BAD_SEG_FILES[case]
+    root = write_evalset(tmp_path)
+    (root / "wmt23/metric-scores/en-de/Q-src.seg.score").write_text(text)
+    es = data.load_mtme("wmt23", "en-de", root=root)
+    if message is None:  # `None` is read as missing, never silently as a number
+        assert np.isnan(es.seg_scores("Q-src").loc["sysA", 1])
+        return
+    with pytest.raises(ValueError, match=message):
+        es.seg_scores("Q-src")
+
+
+def test_malformed_system_and_text_files(tmp_path):
+    root = write_evalset(tmp_path)
+    (root / "wmt23/human-scores/en-de.mqm.sys.score").write_text("sysA\t-1\nsysA\t-2\n")
+    es = data.load_mtme("wmt23", "en-de", root=root)
+    with pytest.raises(ValueError, match=r"mqm\.sys\.score:2: system 'sysA' appears twice"):
+        es.sys_scores("mqm")
+    (root / "wmt23/system-outputs/en-de/sysB.txt").write_text("only one line\n")
+    with pytest.raises(ValueError, match=r"sysB\.txt: 1 lines, the source has 2"):
+        data.load_mtme("wmt23", "en-de", root=root)
+
+
+def test_wmt12_reader_refuses_a_metric_without_all_systems(tmp_path):
+    folder = tmp_path / "significance-williams" / "example-data-multi"
+    folder.mkdir(parents=True)
+    head = "METRIC\tLP\tTESTSET\tSYSTEM\tSCORE\n"
+    (folder / "mt-systems-scored-by-humans").write_text(head + "HUMAN\tes-en\tt\ts1\t50\nHUMAN\tes-en\tt\ts2\t60\n")
+    (folder / "mt-systems-scored-by-metrics").write_text(head + "BLEU\tes-en\tt\ts1\t0.2\n")
+    with pytest.raises(ValueError, match=r"BLEU \(es-en\) misses \['s2'\]"):
+        data.load_wmt12("es-en", root=tmp_path)
+    (folder / "mt-systems-scored-by-metrics").write_text(head + "BLEU\tes-en\tt\ts1\tx\nBLEU\tes-en\tt\ts2\t0.1\n")
+    with pytest.raises(ValueError, match=r"mt-systems-scored-by-metrics:2: score 'x' is not a number"):
+        data.load_wmt12("es-en", root=tmp_path)
+    (folder / "mt-systems-scored-by-metrics").write_text(head + "BLEU\tes-en\tt\ts1\n")
+    with pytest.raises(ValueError, match=r"mt-systems-scored-by-metrics:2: expected 5 fields"):
+        data.load_wmt12("es-en", root=tmp_path)
+
+
+# --- MQM scoring (ALGORITHMS TV8) ------------------------------------------------------------
+
+TV8_ROWS = [
+    ("sysA", "d1", 1, "r1", "Accuracy/Mistranslation", "Major"),
+    ("sysA", "d1", 1, "r1", "Fluency/Punctuation", "Minor"),
+    ("sysA", "d1", 1, "r2", "No-error", "No-error"),
+    ("sysA", "d1", 2, "r1", "Non-translation!", "Major"),
+    ("sysA", "d1", 2, "r2", "Fluency/Punctuation", "Major"),
+    ("sysA", "d1", 2, "r2", "Style/Awkward", "Neutral"),
+    ("sysA", "d1", 3, "r1", "Source error/-", "Minor"),
+    ("sysA", "d1", 3, "r1", "Non-translation!", "Minor"),
+    ("sysA", "d1", 3, "r3", "Fluency/Grammar", "minor"),
+    ("sysB", "d1", 1, "r1", "Terminology/Inappropriate for context", "Minor"),
+    ("sysB", "d1", 1, "r1", "Accuracy/Omission", "Major"),
+    ("sysB", "d1", 2, "r2", "Other", "Major"),
+    ("sysB", "d1", 3, "r3", "No-error", "No-error"),
+]
+
+
+def write_mqm_tsv(path: Path, rows) -> Path:
+    lines = ["system\tdoc\tdoc_id\tseg_id\trater\tsource\ttarget\tcategory\tseverity"]
+    for system, doc, doc_id, rater, category, severity in rows:
+        lines.append(f"{system}\t{doc}\t{doc_id}\t{doc_id}\t{rater}\tsrc\ttgt\t{category}\t{severity}")
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_mqm_scoring_test_vector(tmp_path):
+    errors = data.read_mqm_tsv(write_mqm_tsv(tmp_path / "tv8.tsv", TV8_ROWS), source_errors="keep")
+    scores = data.score_mqm(errors).set_index(["system", "seg_id"])["mqm"]
+    expected = {("sysA", 1): -2.55, ("sysA", 2): -15.0, ("sysA", 3): -1.5,
+                ("sysB", 1): -6.0, ("sysB", 2): -5.0, ("sysB", 3): -0.0}
+    for key, value in expected.items():
+        assert scores[key] == pytest.approx(value, abs=1e-12), key
+
+
+def test_mqm_weights_use_the_longest_matching_prefix():
+    assert data.mqm_weight("Minor", "Fluency/Punctuation") == 0.1
+    assert data.mqm_weight("Major", "Fluency/Punctuation") == 5
+    assert data.mqm_weight("Minor", "Non-translation!") == 1
+    assert data.mqm_weight("Major", "Non-translation!") == 25
+    assert data.mqm_weight("No-error", "No-error") == 0
+    assert data.mqm_weight("Critical", "Accuracy") == 0
+
+
+def test_malformed_mqm_tsv(tmp_path):
+    path = write_mqm_tsv(tmp_path / "bad.tsv", TV8_ROWS[:2])
+    path.write_text(path.read_text() + "sysA\td1\tx\t1\tr1\ts\tt\tOther\tMajor\n")
+    with pytest.raises(ValueError, match=r"bad\.tsv:4: doc_id 'x' is not a positive integer"):
+        data.read_mqm_tsv(path)
+    path.write_text(path.read_text().replace("\tx\t1\tr1\ts\tt\tOther\tMajor\n", "\t1\n"))
+    with pytest.raises(ValueError, match=r"bad\.tsv:4: expected 9 tab-separated fields, found 3"):
+        data.read_mqm_tsv(path)
+    with pytest.raises(ValueError, match="`source_errors` must be"):
+        data.read_mqm_tsv(write_mqm_tsv(tmp_path / "ok.tsv", TV8_ROWS[:2]), source_errors="ignore")
+
+
+# --- where the data lives ----------------------------------------------------------------------
+
+
+def test_spalib_data_overrides_the_default(tmp_path, monkeypatch):
+    monkeypatch.setenv("SPALIB_DATA", str(tmp_path))
+    assert data.data_root() == tmp_path
+    with pytest.raises(FileNotFoundError, match=r"python -m spalib.data download wmt12"):
+        data.dataset_path("wmt12")
+    monkeypatch.setenv("SPALIB_DATA", str(tmp_path / "nowhere"))
+    with pytest.raises(FileNotFoundError, match="SPALIB_DATA=.*nowhere is not a folder"):
+        data.data_root()
+
+
+def test_default_data_root_is_shared_data_beside_the_project(monkeypatch):
+    monkeypatch.delenv("SPALIB_DATA", raising=False)
+    root = data.data_root()
+    assert root.parts[-2:] == ("shared", "data") and (root / "mt-metrics-eval-v2").is_dir()
+
+
+def test_unknown_dataset():
+    with pytest.raises(ValueError, match="unknown dataset 'nope'"):
+        data.dataset_path("nope")
+    assert re.fullmatch(r"https://storage\.googleapis\.com/.*mt-metrics-eval-v2\.tgz",
+                        data.DATASETS["mt-metrics-eval-v2"].files[0].url)
+
+
+def test_shipped_data_is_never_copied_into_the_project():
+    project = Path(data.__file__).resolve().parent.parent
+    for pattern in ("*.seg.score*", "*.sys.score*", "mqm_*.tsv*"):
+        found = [p for p in project.rglob(pattern) if ".venv" not in p.parts and "_build" not in p.parts]
+        assert not found, found

@@ -1,0 +1,103 @@
+"""The downloader, against a throwaway HTTP server on 127.0.0.1 serving files the test builds."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import http.server
+import io
+import tarfile
+import threading
+from pathlib import Path
+
+import pytest
+
+from spalib import data
+from spalib._download import DatasetSource, RemoteFile, fetch
+
+
+class Handler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        if self.path == "/lying-length":  # announces more bytes than it sends
+            self.send_response(200)
+            self.send_header("Content-Length", "100")
+            self.end_headers()
+            self.wfile.write(b"short")
+            return
+        super().do_GET()
+
+
+@pytest.fixture
+def server(tmp_path):
+    served = tmp_path / "served"
+    served.mkdir()
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(served)))
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield served, f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+    thread.join(timeout=5)
+
+
+def make_release(folder: Path) -> bytes:
+    """A tarball shaped like the mt-metrics-eval release: one top folder, then wmt23/..."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for name, text in {
+            "mt-metrics-eval-v2/wmt23/sources/en-de.txt": "one\n",
+            "mt-metrics-eval-v2/wmt23/human-scores/en-de.mqm.seg.score": "sysA\t-1\n",
+        }.items():
+            blob = text.encode()
+            info = tarfile.TarInfo(name)
+            info.size = len(blob)
+            tar.addfile(info, io.BytesIO(blob))
+    payload = buffer.getvalue()
+    (folder / "release.tgz").write_bytes(payload)
+    (folder / "notes.txt").write_text("hello\n")
+    return payload
+
+
+def test_fetch_unpacks_checks_and_moves_into_place(server, tmp_path):
+    served, base = server
+    payload = make_release(served)
+    source = DatasetSource("toy", (
+        RemoteFile(f"{base}/release.tgz", ".", sha256=hashlib.sha256(payload).hexdigest(), unpack=True, strip=1),
+        RemoteFile(f"{base}/notes.txt", "docs/notes.txt"),
+    ))
+    target = fetch(source, tmp_path / "cache", progress=False)
+    assert target == tmp_path / "cache" / "toy"
+    assert (target / "wmt23/human-scores/en-de.mqm.seg.score").read_text() == "sysA\t-1\n"
+    assert (target / "docs/notes.txt").read_text() == "hello\n"
+    assert [p.name for p in (tmp_path / "cache").iterdir()] == ["toy"]  # no staging folder left
+    with pytest.raises(FileExistsError, match="already exists"):
+        fetch(source, tmp_path / "cache", progress=False)
+
+
+@pytest.mark.parametrize("remote, message", [
+    (lambda base: RemoteFile(f"{base}/release.tgz", ".", sha256="0" * 64, unpack=True), "SHA-256 .* does not match"),
+    (lambda base: RemoteFile(f"{base}/lying-length", "x"), "received 5 bytes, the server announced 100"),
+    (lambda base: RemoteFile(f"{base}/missing.tgz", "x"), r"could not download http://127\.0\.0\.1:\d+/missing\.tgz"),
+    (lambda base: RemoteFile(f"{base}/notes.txt", ".", unpack=True), "is not a readable tar archive"),
+])
+def test_failed_downloads_leave_nothing_behind(server, tmp_path, remote, message):
+    served, base = server
+    make_release(served)
+    with pytest.raises((ValueError, OSError), match=message):
+        fetch(DatasetSource("toy", (remote(base),)), tmp_path / "cache", progress=False)
+    assert list((tmp_path / "cache").iterdir()) == []
+
+
+def test_command_line_download_into_the_data_folder(server, tmp_path, monkeypatch, capsys):
+    served, base = server
+    make_release(served)
+    toy = DatasetSource("mt-metrics-eval-v2", (RemoteFile(f"{base}/release.tgz", ".", unpack=True, strip=1),))
+    monkeypatch.setitem(data.DATASETS, "mt-metrics-eval-v2", toy)
+    monkeypatch.setenv("SPALIB_DATA", str(tmp_path))
+    assert data._main(["ensure", "mt-metrics-eval-v2"]) == 0
+    assert (tmp_path / "mt-metrics-eval-v2/wmt23/sources/en-de.txt").exists()
+    assert data._main(["where"]) == 0
+    assert "present  mt-metrics-eval-v2" in capsys.readouterr().out
