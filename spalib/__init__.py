@@ -1,8 +1,21 @@
 """spalib: statistics for the meta-evaluation of machine-translation metrics.
 
 The companion library of the *spa-book*: paired permutation tests for every system pair, pairwise
-accuracy and Soft Pairwise Accuracy, the Kendall family with ties, tie calibration, and the
-Williams test, with readers for the published WMT data in :mod:`spalib.data`.
+accuracy and Soft Pairwise Accuracy, and the significance of metric differences (PERM-BOTH,
+significance clusters), with readers for the published WMT data in :mod:`spalib.data`.
 """
 
+from spalib.metametrics import (
+    MetricComparison,
+    compare_metrics,
+    pairwise_accuracy,
+    significance_ranks,
+    soft_pairwise_accuracy,
+)
+from spalib.resampling import draw_signs, pairwise_pvalues
+
+__all__ = [
+    "pairwise_pvalues", "draw_signs",
+    "pairwise_accuracy", "soft_pairwise_accuracy", "compare_metrics", "significance_ranks", "MetricComparison",
+]
 __version__ = "0.1.0"

@@ -7,6 +7,8 @@ clear = -1, swap the two systems' outputs on that segment).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit, prange
 
@@ -126,3 +128,171 @@ def _all_patterns(n_segments):
         for g in range(n_groups):
             packed[k, g] = (k >> (8 * g)) & 0xFF
     return packed
+
+
+# --- PERM-BOTH: statistics of many hybrid metrics at once ---------------------------------------
+# Each kernel takes the two metrics ``a`` and ``b`` (systems x segments, z-scored) and a batch of
+# packed swap masks (draws x systems x groups of 8 segments, bit set = swap the cell); hybrid
+# ``a'`` takes ``b``'s score where the bit is set, ``b'`` the reverse.  Draws run in parallel,
+# each alone, so the result does not depend on the thread count.
+
+
+@njit(cache=True)
+def _hybrids(a, b, swap):
+    a2 = a.copy()
+    b2 = b.copy()
+    n_systems, n_segments = a.shape
+    for s in range(n_systems):
+        for l in range(n_segments):
+            if (swap[s, l >> 3] >> (l & 7)) & 1:
+                a2[s, l] = b[s, l]
+                b2[s, l] = a[s, l]
+    return a2, b2
+
+
+@njit(cache=True)
+def _spa_from_upper(human_upper, p):
+    n = p.shape[0]
+    total = 0.0
+    idx = 0
+    for i in range(n):
+        for j in range(i + 1, n):
+            total += abs(human_upper[idx] - p[i, j])
+            idx += 1
+    return 1.0 - total / idx
+
+
+@njit(cache=True)
+def _subset_sums(diff):
+    """``table[s, g, m] = sum of diff[s, 8g + b] over the bits b set in m`` (plain, unsigned)."""
+    n_systems, n_segments = diff.shape
+    n_groups = (n_segments + 7) // 8
+    table = np.zeros((n_systems, n_groups, 256))
+    for s in range(n_systems):
+        for g in range(n_groups):
+            width = min(8, n_segments - 8 * g)
+            for m in range(1, 256):
+                low = m & -m
+                b = 0
+                while (1 << b) != low:
+                    b += 1
+                table[s, g, m] = table[s, g, m ^ low] + (diff[s, 8 * g + b] if b < width else 0.0)
+    return table
+
+
+@njit(cache=True, parallel=True)
+def _perm_both_spa_permutation(null_a, obs_a, null_b, obs_b, diff_sums, masks, packed, human_upper, mid, tol):
+    """SPA of both hybrids for every draw, without rebuilding any table.
+
+    Moving cell (s, l) from ``a`` to ``b``'s value adds ``d = b - a`` to ``a``'s row; under sign
+    pattern k it adds ``sign_kl * d`` to the null sum.  For a block of 8 cells with swap byte w
+    and sign byte p that is ``2 * sum_{bits of w & p} d - sum_{bits of w} d``: two look-ups in
+    the subset sums of ``d``.  ``b``'s hybrid moves by the opposite amount."""
+    n_draws = masks.shape[0]
+    n_systems, n_perm = null_a.shape
+    n_groups = packed.shape[1]
+    out_a = np.empty(n_draws)
+    out_b = np.empty(n_draws)
+    for t in prange(n_draws):
+        swap = masks[t]
+        hyb_a = np.empty((n_systems, n_perm))
+        hyb_b = np.empty((n_systems, n_perm))
+        ta = obs_a.copy()
+        tb = obs_b.copy()
+        for s in range(n_systems):
+            table = diff_sums[s]
+            moved = 0.0
+            for g in range(n_groups):
+                moved += table[g, swap[s, g]]
+            ta[s] += moved
+            tb[s] -= moved
+            for k in range(n_perm):
+                shift = 0.0
+                for g in range(n_groups):
+                    shift += table[g, swap[s, g] & packed[k, g]]
+                shift = 2.0 * shift - moved
+                hyb_a[s, k] = null_a[s, k] + shift
+                hyb_b[s, k] = null_b[s, k] - shift
+        out_a[t] = _spa_from_upper(human_upper, _pair_pvalues(hyb_a, ta, mid, tol))
+        out_b[t] = _spa_from_upper(human_upper, _pair_pvalues(hyb_b, tb, mid, tol))
+    return out_a, out_b
+
+
+@njit(cache=True)
+def _normal_upper(x, mid):
+    """Normal-limit p-values of every pair, upper triangle in row order."""
+    n_systems, n_segments = x.shape
+    totals = np.zeros(n_systems)
+    for s in range(n_systems):
+        for l in range(n_segments):
+            totals[s] += x[s, l]
+    out = np.empty(n_systems * (n_systems - 1) // 2)
+    idx = 0
+    for i in range(n_systems):
+        for j in range(i + 1, n_systems):
+            ss = 0.0
+            for l in range(n_segments):
+                d = x[i, l] - x[j, l]
+                ss += d * d
+            obs = totals[i] - totals[j]
+            if ss == 0.0:
+                out[idx] = 0.5 if mid else 1.0
+            else:
+                out[idx] = 0.5 * math.erfc(obs / math.sqrt(2.0 * ss))
+            idx += 1
+    return out
+
+
+@njit(cache=True, parallel=True)
+def _perm_both_spa_normal(a, b, masks, human_upper, mid):
+    n_draws = masks.shape[0]
+    out_a = np.empty(n_draws)
+    out_b = np.empty(n_draws)
+    for t in prange(n_draws):
+        a2, b2 = _hybrids(a, b, masks[t])
+        out_a[t] = 1.0 - np.mean(np.abs(human_upper - _normal_upper(a2, mid)))
+        out_b[t] = 1.0 - np.mean(np.abs(human_upper - _normal_upper(b2, mid)))
+    return out_a, out_b
+
+
+@njit(cache=True)
+def _pairwise_agreement(human, metric, tol):
+    """Pairwise accuracy of system-level vectors: sign agreement, sign(0) = 0; NaN human skipped.
+    Metric differences within ``tol`` count as ties (0 = exact, as the reference)."""
+    n = human.shape[0]
+    agree = 0
+    pairs = 0
+    for i in range(n):
+        for j in range(i + 1, n):
+            if np.isnan(human[i]) or np.isnan(human[j]):
+                continue
+            pairs += 1
+            d = metric[i] - metric[j]
+            metric_sign = 0.0 if abs(d) <= tol else np.sign(d)
+            if np.sign(human[i] - human[j]) == metric_sign:
+                agree += 1
+    return agree, pairs
+
+
+@njit(cache=True, parallel=True)
+def _perm_both_pa(sum_a, sum_b, diff_sums, masks, human_sys, tol):
+    """Pairwise accuracy of both hybrids' system means: only each system's total moves, by the
+    sum of the swapped cells' differences (subset-sum look-ups, 8 cells at a time)."""
+    n_draws = masks.shape[0]
+    n_systems, n_groups, _ = diff_sums.shape
+    out_a = np.empty(n_draws)
+    out_b = np.empty(n_draws)
+    for t in prange(n_draws):
+        ta = sum_a.copy()
+        tb = sum_b.copy()
+        for s in range(n_systems):
+            moved = 0.0
+            for g in range(n_groups):
+                moved += diff_sums[s, g, masks[t, s, g]]
+            ta[s] += moved
+            tb[s] -= moved
+        agree_a, pairs = _pairwise_agreement(human_sys, ta, tol)
+        agree_b, _ = _pairwise_agreement(human_sys, tb, tol)
+        out_a[t] = agree_a / pairs
+        out_b[t] = agree_b / pairs
+    return out_a, out_b

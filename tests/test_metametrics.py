@@ -1,0 +1,163 @@
+"""Pairwise accuracy, SPA, PERM-BOTH and significance clusters."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import spalib
+from spalib import _kernels
+from spalib.metametrics import significance_ranks
+from spalib.resampling import draw_signs, pairwise_pvalues
+
+
+def test_pairwise_accuracy_known_answer():
+    assert spalib.pairwise_accuracy([1, 2, 3, 3, 4], [1, 1, 2, 1, 2]) == 0.5
+
+
+def test_pairwise_accuracy_aligns_series_by_system_and_skips_missing_humans():
+    human = pd.Series({"a": 1.0, "b": 2.0, "c": 3.0, "d": np.nan})
+    metric = pd.Series({"d": 0.0, "c": 0.3, "a": 0.1, "b": 0.2})
+    assert spalib.pairwise_accuracy(human, metric) == 1.0
+    with pytest.raises(ValueError, match=r"the metric lacks \['d'\], has extra \['e'\]"):
+        spalib.pairwise_accuracy(human, metric.rename({"d": "e"}))
+    with pytest.raises(TypeError, match="both as pandas Series"):
+        spalib.pairwise_accuracy(human, metric.to_numpy())
+    with pytest.raises(ValueError, match="missing system score"):
+        spalib.pairwise_accuracy(human, metric.replace(0.0, np.nan))
+
+
+def frame(values, systems=("s1", "s2", "s3")):
+    return pd.DataFrame(values, index=list(systems))
+
+
+def test_spa_aligns_frames_by_system_name():
+    rng = np.random.default_rng(0)
+    h, m = frame(rng.random((3, 10))), frame(rng.random((3, 10)))
+    base = spalib.soft_pairwise_accuracy(h, m, rng=4)
+    assert spalib.soft_pairwise_accuracy(h.iloc[[2, 0, 1]], m.iloc[[1, 2, 0]], rng=4) == base
+    with pytest.raises(ValueError, match="different systems"):
+        spalib.soft_pairwise_accuracy(h, m.rename(index={"s3": "s4"}))
+    with pytest.raises(ValueError, match="different segments"):
+        spalib.soft_pairwise_accuracy(h, m.iloc[:, 1:])
+    with pytest.raises(ValueError, match="missing or non-finite"):
+        spalib.soft_pairwise_accuracy(h, m.where(m > 0.1))
+
+
+def test_perfect_metric_has_spa_one_and_pa_is_rounded_spa():
+    h = np.random.default_rng(1).normal(size=(6, 40)) + np.arange(6)[:, None] * 0.3
+    assert spalib.soft_pairwise_accuracy(h, h * 2 + 1, rng=4, precision="float64") == 1.0
+    m = h + np.random.default_rng(2).normal(scale=2, size=h.shape)
+    upper = np.triu_indices(6, 1)
+    ph = pairwise_pvalues(h, method="normal")[upper]
+    pm = pairwise_pvalues(m, method="normal")[upper]
+    # eq. 3: PA is SPA with each p-value rounded at 0.5
+    pa = 1 - np.mean(np.abs((ph >= 0.5).astype(float) - (pm >= 0.5)))
+    assert pa == spalib.pairwise_accuracy(h.mean(axis=1), m.mean(axis=1))
+
+
+def test_significance_ranks_known_answer():
+    p = np.full((5, 5), np.nan)
+    p[0, 1:] = [0.30, 0.01, 0.001, 0.0]
+    p[1, 2:] = [0.20, 0.04, 0.0]
+    p[2, 3:] = [0.5, 0.03]
+    p[3, 4] = 0.06
+    assert significance_ranks(p).tolist() == [1, 1, 2, 2, 3]
+    assert significance_ranks(p, alpha=0.001).tolist() == [1, 1, 1, 2, 2]  # p[0, 3] = 0.001 <= alpha
+    with pytest.raises(ValueError, match="square"):
+        significance_ranks(p[:2])
+
+
+def hybrid(a, b, swap):
+    a2, b2 = a.copy(), b.copy()
+    bits = np.unpackbits(swap, axis=1, bitorder="little")[:, : a.shape[1]].astype(bool)
+    a2[bits], b2[bits] = b[bits], a[bits]
+    return a2, b2
+
+
+@pytest.mark.parametrize("n_segments", [8, 13])
+def test_perm_both_kernels_equal_recomputing_each_hybrid(n_segments):
+    rng = np.random.default_rng(n_segments)
+    human, a, b = rng.normal(size=(3, 5, n_segments))
+    a, b = np.round(a, 1), np.round(b, 1)  # ties between systems happen
+    signs = draw_signs(300, n_segments, 4)
+    upper = np.triu_indices(5, 1)
+    ph = pairwise_pvalues(human, signs=signs, precision="float64")[upper]
+    masks = rng.integers(0, 256, size=(6, 5, (n_segments + 7) // 8), dtype=np.uint8)
+    sums = [(_kernels._signed_sums(t, signs.packed), _kernels._observed_sums(t))
+            for t in (_kernels._byte_tables(a), _kernels._byte_tables(b))]
+    tol = 1e-11 * max(np.abs(a).sum(axis=1).max(), np.abs(b).sum(axis=1).max())
+    fast_a, fast_b = _kernels._perm_both_spa_permutation(*sums[0], *sums[1], _kernels._subset_sums(b - a), masks,
+                                                         signs.packed, ph, False, tol)
+    normal_a, normal_b = _kernels._perm_both_spa_normal(a, b, masks, pairwise_pvalues(human, method="normal")[upper], False)
+    pa_a, pa_b = _kernels._perm_both_pa(a.sum(axis=1), b.sum(axis=1), _kernels._subset_sums(b - a), masks,
+                                        human.mean(axis=1), tol)
+    for t, swap in enumerate(masks):
+        a2, b2 = hybrid(a, b, swap)
+        for x, fast, norm, pa in ((a2, fast_a, normal_a, pa_a), (b2, fast_b, normal_b, pa_b)):
+            slow = 1 - np.mean(np.abs(ph - pairwise_pvalues(x, signs=signs, precision="float64")[upper]))
+            assert fast[t] == pytest.approx(slow, abs=1e-12)
+            hn = pairwise_pvalues(human, method="normal")[upper]
+            assert norm[t] == pytest.approx(1 - np.mean(np.abs(hn - pairwise_pvalues(x, method="normal")[upper])))
+            # rounding the means makes mathematically tied systems tie in floating point too
+            assert pa[t] == spalib.pairwise_accuracy(human.mean(axis=1), np.round(x.mean(axis=1), 12))
+
+
+def toy_metrics(seed=0, n_systems=6, n_segments=60):
+    rng = np.random.default_rng(seed)
+    quality = np.linspace(0, 1.5, n_systems)[:, None]
+    human = quality + rng.normal(size=(n_systems, n_segments))
+    systems = [f"sys{i}" for i in range(n_systems)]
+    metrics = {
+        "good": frame(human + 0.2 * rng.normal(size=human.shape), systems),
+        "noisy": frame(human + 3.0 * rng.normal(size=human.shape), systems),
+        "random": frame(rng.normal(size=human.shape), systems),
+    }
+    return frame(human, systems), metrics
+
+
+@pytest.mark.parametrize("kwargs", [dict(statistic="spa"), dict(statistic="spa", spa_method="normal"), dict(statistic="pa")])
+def test_compare_metrics_ranks_a_good_metric_first(kwargs):
+    human, metrics = toy_metrics()
+    result = spalib.compare_metrics(human, metrics, rng=4, n_resamples=200, **kwargs)
+    assert list(result.scores.index) == ["good", "noisy", "random"]
+    assert result.pvalues.loc["good", "random"] <= 0.05
+    assert result.ranks["good"] == 1 and result.significance_clusters[0][0] == "good"
+    again = spalib.compare_metrics(human, metrics, rng=4, n_resamples=200, **kwargs)
+    pd.testing.assert_frame_equal(result.pvalues, again.pvalues)
+
+
+def test_compare_metrics_scores_equal_the_meta_metrics():
+    human, metrics = toy_metrics(1)
+    spa = spalib.compare_metrics(human, metrics, rng=4, n_resamples=10)
+    pa = spalib.compare_metrics(human, metrics, statistic="pa", rng=4, n_resamples=10)
+    for name, m in metrics.items():
+        assert spa.scores[name] == pytest.approx(
+            spalib.soft_pairwise_accuracy(human, m, rng=4, precision="float64"), abs=1e-12)
+        assert pa.scores[name] == spalib.pairwise_accuracy(human.mean(axis=1), m.mean(axis=1))
+
+
+def test_identical_metrics_are_not_significantly_different():
+    human, metrics = toy_metrics(2)
+    same = {"m1": metrics["good"], "m2": metrics["good"].copy()}
+    result = spalib.compare_metrics(human, same, rng=4, n_resamples=100)
+    assert result.pvalues.iloc[0, 1] == 1.0 and result.n_significant == 0
+
+
+def test_early_stopping_ends_clear_cases_after_one_block():
+    human, metrics = toy_metrics(3)
+    result = spalib.compare_metrics(human, metrics, rng=4, n_resamples=1000, early_stopping=(100, 0.02, 0.5))
+    assert result.draws.loc["good", "random"] == 100
+    with pytest.raises(ValueError, match="early_stopping"):
+        spalib.compare_metrics(human, metrics, early_stopping=(100, 0.5, 0.02))
+
+
+def test_compare_metrics_bad_input():
+    human, metrics = toy_metrics()
+    with pytest.raises(ValueError, match="`statistic` must be"):
+        spalib.compare_metrics(human, metrics, statistic="tau")
+    with pytest.raises(ValueError, match="at least two metrics"):
+        spalib.compare_metrics(human, {"good": metrics["good"]})
+    with pytest.raises(ValueError, match=r"metrics_seg\['noisy'\]"):
+        spalib.compare_metrics(human, {**metrics, "noisy": metrics["noisy"].iloc[:, :10]})

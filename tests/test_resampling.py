@@ -1,0 +1,208 @@
+"""Paired permutation p-values: known answers (ALGORITHMS §9 TV1), scipy, invariants, errors."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+from scipy import stats
+
+import spalib
+from spalib import data
+from spalib.resampling import draw_signs, pairwise_pvalues
+
+A = [0.8, 0.9, 0.7, 1.0, 0.6]
+B = [0.2, 0.3, 0.1, 0.4, 0.0]
+H = np.array([[0, -1, -5, 0, -2, -1, 0, -3], [-1, 0, -2, -1, -6, 0, -1, -2],
+              [0, -2, -1, 0, -1, -4, 0, -1], [-2, -1, -3, -5, 0, -1, -2, -2]], dtype=float)
+M = np.array([[.9, .7, .4, .8, .6, .7, .9, .5], [.8, .6, .6, .7, .3, .6, .8, .5],
+              [.9, .6, .7, .8, .7, .4, .9, .7], [.6, .7, .5, .3, .9, .7, .5, .8]])
+UPPER = np.triu_indices(4, 1)
+
+
+def reference_pvalues(scores, seed, n_resamples=1000):
+    """mt-metrics-eval's recipe (pce.py / pairwise_paired_permutation_test.py), restated."""
+    rng = np.random.default_rng(seed)
+    signs = rng.random(size=(n_resamples, scores.shape[1]), dtype=np.float32)
+    np.rint(signs, out=signs)
+    signs *= 2.0
+    signs -= 1.0
+    x = scores.astype(np.float32)
+    totals = np.sum(x, axis=1)
+    partial = np.matmul(signs, x.T)
+    out = np.full((len(x), len(x)), np.nan)
+    for i in range(len(x)):
+        for j in range(i + 1, len(x)):
+            out[i, j] = np.sum(partial[:, i] - partial[:, j] >= totals[i] - totals[j]) / n_resamples
+    return out
+
+
+# --- known answers ---------------------------------------------------------------------------
+
+def test_exact_two_systems():
+    assert pairwise_pvalues([A, B], method="exact")[0, 1] == 1 / 32
+    assert pairwise_pvalues([B, A], method="exact")[0, 1] == 1.0
+
+
+def test_exact_toy_matrix_and_spa():
+    ph = pairwise_pvalues(H, method="exact")[UPPER]
+    pm = pairwise_pvalues(M, method="exact")[UPPER]
+    np.testing.assert_array_equal(ph, [0.5, 0.75, 0.359375, 0.74609375, 0.3828125, 0.21484375])
+    np.testing.assert_array_equal(pm, [0.1328125, 0.71875, 0.328125, 0.9609375, 0.5859375, 0.24609375])
+    assert spalib.soft_pairwise_accuracy(H, M, method="exact") == 0.853515625
+
+
+def test_seed_4_reproduces_the_reference_recipe():
+    assert pairwise_pvalues([A, B], rng=4)[0, 1] == 0.036
+    assert pairwise_pvalues([B, A], rng=4)[0, 1] == 1.0
+    np.testing.assert_array_equal(pairwise_pvalues(H, rng=4)[UPPER], [0.526, 0.778, 0.402, 0.734, 0.407, 0.215])
+    np.testing.assert_array_equal(pairwise_pvalues(M, rng=4)[UPPER], [0.126, 0.614, 0.331, 0.913, 0.543, 0.252])
+    np.testing.assert_array_equal(pairwise_pvalues(H, rng=0)[UPPER], [0.512, 0.742, 0.362, 0.728, 0.378, 0.238])
+    assert spalib.soft_pairwise_accuracy(H, M, rng=4) == pytest.approx(0.8355, abs=1e-15)
+    assert spalib.soft_pairwise_accuracy([[1, 2, 3], [2, 3, 4]], [[2, 2, 4], [1, 3, 5]], rng=4) == pytest.approx(0.872)
+
+
+def test_lower_triangle_and_diagonal_are_nan():
+    p = pairwise_pvalues(H, rng=4)
+    assert np.isnan(p[np.tril_indices(4)]).all() and not np.isnan(p[UPPER]).any()
+
+
+@pytest.mark.parametrize("test_set, lp", [("wmt23", "en-de"), ("wmt23", "zh-en")])
+def test_spa_on_wmt23_equals_the_reference_recipe_for_seed_4(test_set, lp):
+    es = data.load_mtme(test_set, lp)
+    names = ["XCOMET-XL-refA", "MetricX-23-refA", "BLEU-refA", "GEMBA-MQM-src", "MaTESe-refA"]
+    systems = sorted(set(es.seg_scores("mqm").dropna(how="all").index) - {es.std_ref})
+    frames, _ = data.complete_segments(es.seg_scores("mqm"), *(es.seg_scores(n) for n in names), systems=systems)
+    human = frames[0].to_numpy()
+    ref_h = reference_pvalues(human, 4)
+    np.testing.assert_array_equal(pairwise_pvalues(human, rng=4), ref_h)
+    upper = np.triu_indices(len(systems), 1)
+    for name, frame in zip(names, frames[1:]):
+        ref_m = reference_pvalues(frame.to_numpy(), 4)
+        expected = 1.0 - np.mean(np.abs(ref_h[upper] - ref_m[upper]))
+        assert spalib.soft_pairwise_accuracy(frames[0], frame, rng=4, n_resamples=1000) == expected, name
+
+
+# --- against scipy and between methods -----------------------------------------------------
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_exact_agrees_with_scipy_permutation_test(seed):
+    rng = np.random.default_rng(seed)
+    x, y = rng.integers(0, 5, size=(2, 9)).astype(float)  # integer scores: many exact ties
+    res = stats.permutation_test((x, y), lambda a, b, axis: np.sum(a - b, axis=axis), vectorized=True,
+                                 permutation_type="samples", alternative="greater", n_resamples=np.inf)
+    assert pairwise_pvalues([x, y], method="exact")[0, 1] == pytest.approx(res.pvalue, abs=1e-12)
+
+
+def test_monte_carlo_converges_to_exact():
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=(4, 12)) + np.arange(4)[:, None] * 0.2
+    exact = pairwise_pvalues(x, method="exact")[UPPER]
+    mc = pairwise_pvalues(x, n_resamples=40_000, rng=rng)[UPPER]
+    assert np.all(np.abs(mc - exact) <= 4 * np.sqrt(exact * (1 - exact) / 40_000) + 1e-9)
+
+
+def test_normal_limit_is_close_to_permutation_for_many_segments():
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(5, 500)) + np.linspace(0, 0.15, 5)[:, None]
+    upper = np.triu_indices(5, 1)
+    normal = pairwise_pvalues(x, method="normal")[upper]
+    mc = pairwise_pvalues(x, n_resamples=20_000, rng=rng, precision="float64")[upper]
+    assert np.max(np.abs(normal - mc)) < 0.015
+
+
+def test_float64_path_agrees_with_float32_reference_on_continuous_scores():
+    x = np.random.default_rng(11).random((6, 300))
+    np.testing.assert_array_equal(pairwise_pvalues(x, rng=4, precision="float64"), pairwise_pvalues(x, rng=4))
+
+
+# --- invariants ----------------------------------------------------------------------------
+
+scores_matrices = hnp.arrays(np.float64, st.tuples(st.integers(2, 5), st.integers(1, 9)),
+                             elements=st.integers(-25, 0).map(float))
+
+
+@settings(max_examples=40, deadline=None)
+@given(scores_matrices)
+def test_mid_p_is_antisymmetric_and_ge_counts_ties_twice(x):
+    upper = np.triu_indices(x.shape[0], 1)
+    ge = pairwise_pvalues(x, method="exact")
+    ge_rev = pairwise_pvalues(x[::-1], method="exact")
+    mid = pairwise_pvalues(x, method="exact", ties="mid")
+    mid_rev = pairwise_pvalues(x[::-1], method="exact", ties="mid")
+    n = x.shape[0]
+    for i, j in zip(*upper):
+        ri, rj = n - 1 - j, n - 1 - i  # position of the pair (j, i) in the reversed matrix
+        assert mid[i, j] + mid_rev[ri, rj] == pytest.approx(1.0)
+        assert ge[i, j] + ge_rev[ri, rj] >= 1.0 - 1e-12
+    assert ((ge[upper] >= 0) & (ge[upper] <= 1)).all()
+
+
+@settings(max_examples=25, deadline=None)
+@given(scores_matrices, st.floats(-50, 50), st.floats(0.1, 10))
+def test_pvalues_ignore_shift_and_positive_scale(x, shift, scale):
+    upper = np.triu_indices(x.shape[0], 1)
+    p = pairwise_pvalues(x, method="exact")[upper]
+    np.testing.assert_array_equal(pairwise_pvalues(x * scale + shift, method="exact")[upper], p)
+
+
+@settings(max_examples=25, deadline=None)
+@given(scores_matrices, scores_matrices, st.randoms(use_true_random=False))
+def test_mid_p_spa_does_not_depend_on_system_order(h, m, random):
+    if h.shape != m.shape:
+        m = np.resize(m, h.shape)
+    order = list(range(h.shape[0]))
+    random.shuffle(order)
+    base = spalib.soft_pairwise_accuracy(h, m, method="exact", ties="mid")
+    assert spalib.soft_pairwise_accuracy(h[order], m[order], method="exact", ties="mid") == pytest.approx(base)
+
+
+def test_same_seed_same_result_and_generators_are_reproducible():
+    x = np.random.default_rng(0).random((8, 100))
+    a = pairwise_pvalues(x, rng=np.random.default_rng(5))
+    b = pairwise_pvalues(x, rng=np.random.default_rng(5))
+    np.testing.assert_array_equal(a, b)
+    signs = draw_signs(500, 100, np.random.default_rng(1))
+    np.testing.assert_array_equal(pairwise_pvalues(x, signs=signs), pairwise_pvalues(x, signs=signs))
+
+
+def test_results_do_not_depend_on_the_number_of_threads():
+    code = ("import numpy as np, spalib; x = np.random.default_rng(0).random((9, 333)); "
+            "print(repr(spalib.pairwise_pvalues(x, rng=np.random.default_rng(2)).tolist()))")
+    outputs = {
+        threads: subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                                env={**os.environ, "NUMBA_NUM_THREADS": str(threads)}).stdout
+        for threads in (1, 2)
+    }
+    assert outputs[1] == outputs[2] and outputs[1].startswith("[[nan")
+
+
+# --- bad input -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(scores=[[1.0, np.nan], [2.0, 3.0]]), r"1 missing or non-finite value\(s\) in 1 segment\(s\) .*complete_segments"),
+    (dict(scores=[1.0, 2.0]), "must be a 2-D systems x segments matrix"),
+    (dict(scores=[[1.0, 2.0]]), "at least 2 systems"),
+    (dict(scores=H, n_resamples=0), "`n_resamples` must be a positive integer"),
+    (dict(scores=H, method="bootstrap"), "`method` must be"),
+    (dict(scores=H, ties="both"), "`ties` must be"),
+    (dict(scores=H, precision="float16"), "`precision` must be"),
+    (dict(scores=np.zeros((2, 21)), method="exact"), "L = 21 is over the limit of 20"),
+    (dict(scores=H, rng=np.random.default_rng(0), precision="float32"), "needs its signs: pass an int `rng`"),
+])
+def test_bad_input(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        pairwise_pvalues(**kwargs)
+
+
+def test_bad_rng_and_signs():
+    with pytest.raises(TypeError, match="`rng` must be None, an int seed or a numpy Generator"):
+        pairwise_pvalues(H, rng="four")
+    with pytest.raises(ValueError, match="`signs` cover 5 segments, `scores` has 8"):
+        pairwise_pvalues(H, signs=draw_signs(10, 5, 0))
