@@ -14,50 +14,78 @@ from numba import njit, prange
 
 
 @njit(cache=True)
+def _lowest_bit():
+    """Index of the lowest set bit of every byte value 1..255 (entry 0 unused)."""
+    out = np.zeros(256, dtype=np.int64)
+    for m in range(1, 256):
+        b = 0
+        while not (m >> b) & 1:
+            b += 1
+        out[m] = b
+    return out
+
+
+@njit(cache=True)
 def _byte_tables(scores):
     """For every group of 8 segments and every one of the 256 sign patterns of that group, the
     signed sum of each system's scores: ``table[g, m, s] = sum_b (+1 if bit b of m else -1) *
-    scores[s, 8g + b]``.  Built incrementally, one addition per entry."""
+    scores[s, 8g + b]``.  Each row is the sum of a low-nibble and a high-nibble row (16 patterns
+    of 4 segments each), so the 256 rows are independent additions that vectorise."""
     n_systems, n_segments = scores.shape
     n_groups = (n_segments + 7) // 8
-    table = np.zeros((n_groups, 256, n_systems))
+    by_segment = np.zeros((8 * n_groups, n_systems))  # zero rows pad the last group
+    for s in range(n_systems):
+        for l in range(n_segments):
+            by_segment[l, s] = scores[s, l]
+    table = np.empty((n_groups, 256, n_systems))
+    low = np.empty((16, n_systems))
+    high = np.empty((16, n_systems))
     for g in range(n_groups):
-        width = min(8, n_segments - 8 * g)
-        for s in range(n_systems):
-            total = 0.0
-            for b in range(width):
-                total -= scores[s, 8 * g + b]
-            table[g, 0, s] = total
-        for m in range(1, 256):
-            low = m & -m  # lowest set bit
-            b = 0
-            while (1 << b) != low:
-                b += 1
-            prev = m ^ low
+        base = 8 * g
+        for m in range(16):
             for s in range(n_systems):
-                if b < width:
-                    table[g, m, s] = table[g, prev, s] + 2.0 * scores[s, 8 * g + b]
-                else:  # padding bit beyond the last segment: no effect
-                    table[g, m, s] = table[g, prev, s]
+                lo = 0.0
+                hi = 0.0
+                for b in range(4):
+                    sign = 1.0 if (m >> b) & 1 else -1.0
+                    lo += sign * by_segment[base + b, s]
+                    hi += sign * by_segment[base + 4 + b, s]
+                low[m, s] = lo
+                high[m, s] = hi
+        for m in range(256):
+            lo_row = low[m & 15]
+            hi_row = high[m >> 4]
+            out = table[g, m]
+            for s in range(n_systems):
+                out[s] = lo_row[s] + hi_row[s]
     return table
+
+
+_CHUNK = 64  # permutations per work item: a chunk's partial sums stay in cache across groups
 
 
 @njit(cache=True, parallel=True)
 def _signed_sums(table, packed):
     """``null[s, k] = sum_l sign[k, l] * scores[s, l]`` from the byte tables: one table row per
-    8 segments.  Each ``k`` is computed alone, in a fixed order, so the result does not depend
-    on the number of threads."""
+    8 segments.  Groups are the outer loop so that one group's 256 rows stay in cache while a
+    chunk of permutations reads them.  Every sum runs over the groups in order, whatever the
+    chunking and thread count, so the result does not depend on the number of threads."""
     n_groups, _, n_systems = table.shape
     n_perm = packed.shape[0]
     null = np.empty((n_systems, n_perm))
-    for k in prange(n_perm):
-        acc = np.zeros(n_systems)
+    n_chunks = (n_perm + _CHUNK - 1) // _CHUNK
+    for c in prange(n_chunks):
+        start = c * _CHUNK
+        stop = min(n_perm, start + _CHUNK)
+        acc = np.zeros((stop - start, n_systems))
         for g in range(n_groups):
-            row = table[g, packed[k, g]]
+            for k in range(start, stop):
+                m = packed[k, g]
+                for s in range(n_systems):
+                    acc[k - start, s] += table[g, m, s]
+        for k in range(start, stop):
             for s in range(n_systems):
-                acc[s] += row[s]
-        for s in range(n_systems):
-            null[s, k] = acc[s]
+                null[s, k] = acc[k - start, s]
     return null
 
 
@@ -119,6 +147,21 @@ def _pair_sum_of_squares(scores):
 
 
 @njit(cache=True)
+def _reference_signs(uniform):
+    """mt-metrics-eval's signs from its float32 uniforms: ``2 * rint(u) - 1`` (+1 iff u > 0.5,
+    rint rounding 0.5 down to 0), both as a float32 matrix and packed as bits."""
+    n_perm, n_segments = uniform.shape
+    signs = np.empty((n_perm, n_segments), dtype=np.float32)
+    packed = np.zeros((n_perm, (n_segments + 7) // 8), dtype=np.uint8)
+    for k in range(n_perm):
+        for l in range(n_segments):
+            plus = np.uint8(uniform[k, l] > 0.5)  # branch-free: the signs are coin flips
+            signs[k, l] = 2.0 * plus - 1.0
+            packed[k, l >> 3] |= plus << np.uint8(l & 7)
+    return signs, packed
+
+
+@njit(cache=True)
 def _all_patterns(n_segments):
     """Every one of the 2**n sign patterns, packed (for exact enumeration)."""
     n_groups = (n_segments + 7) // 8
@@ -167,16 +210,13 @@ def _subset_sums(diff):
     """``table[s, g, m] = sum of diff[s, 8g + b] over the bits b set in m`` (plain, unsigned)."""
     n_systems, n_segments = diff.shape
     n_groups = (n_segments + 7) // 8
+    low = _lowest_bit()
     table = np.zeros((n_systems, n_groups, 256))
     for s in range(n_systems):
         for g in range(n_groups):
-            width = min(8, n_segments - 8 * g)
             for m in range(1, 256):
-                low = m & -m
-                b = 0
-                while (1 << b) != low:
-                    b += 1
-                table[s, g, m] = table[s, g, m ^ low] + (diff[s, 8 * g + b] if b < width else 0.0)
+                seg = 8 * g + low[m]
+                table[s, g, m] = table[s, g, m & (m - 1)] + (diff[s, seg] if seg < n_segments else 0.0)
     return table
 
 

@@ -181,8 +181,8 @@ class MetricComparison:
 
 def compare_metrics(human_seg, metrics_seg: dict, *, statistic: str = "spa", n_resamples: int = 1000,
                     rng=None, spa_resamples: int = 1000, spa_method: str = "permutation", ties: str = "ge",
-                    early_stopping: tuple[int, float, float] | None = None, alpha: float = 0.05,
-                    progress: bool = False) -> MetricComparison:
+                    permutation: str = "both", early_stopping: tuple[int, float, float] | None = None,
+                    alpha: float = 0.05, progress: bool = False) -> MetricComparison:
     """Score metrics with PA or SPA and test every pair of metrics with PERM-BOTH.
 
     Parameters
@@ -200,6 +200,10 @@ def compare_metrics(human_seg, metrics_seg: dict, *, statistic: str = "spa", n_r
         :func:`soft_pairwise_accuracy` does) and the swaps.
     spa_resamples, spa_method : int, {"permutation", "normal"}
         How SPA's own p-values are computed: ``K`` shared sign patterns, or the normal limit.
+    permutation : {"both", "inputs", "systems"}
+        What a draw swaps between the two metrics (Deutsch et al. 2021): each (system,
+        segment) cell independently (PERM-BOTH, what mt-metrics-eval does), whole segments
+        (PERM-INPUTS, what the SPA paper's text names), or whole systems (PERM-SYSTEMS).
     early_stopping : (block_size, early_min, early_max), optional
         mt-metrics-eval's rule: after every ``block_size`` draws stop if the running p-value is
         below ``early_min`` or above ``early_max``.  WMT runs used (100, 0.02, 0.5).
@@ -210,7 +214,7 @@ def compare_metrics(human_seg, metrics_seg: dict, *, statistic: str = "spa", n_r
     -----
     PERM-BOTH (Deutsch et al. 2021): both metrics are z-scored over all cells; each draw swaps
     every (system, segment) cell between them with probability 1/2 and recomputes both
-    statistics; ``p = #{draws: stat(b') - stat(a') >= stat(b) - stat(a)} / draws``, no +1, as in
+    statistics (a swap mask is eight cells per random byte); ``p = #{draws: stat(b') - stat(a') >= stat(b) - stat(a)} / draws``, no +1, as in
     the reference.  SPA and PA are unchanged by z-scoring a metric (a positive affine map), so
     the reported scores are those of the raw metric.  The human p-values are computed once.
     """
@@ -220,6 +224,8 @@ def compare_metrics(human_seg, metrics_seg: dict, *, statistic: str = "spa", n_r
         raise ValueError(f"`spa_method` must be 'permutation' or 'normal'; got {spa_method!r}")
     if ties not in ("ge", "mid"):
         raise ValueError(f"`ties` must be 'ge' or 'mid'; got {ties!r}")
+    if permutation not in ("both", "inputs", "systems"):
+        raise ValueError(f"`permutation` must be 'both', 'inputs' or 'systems'; got {permutation!r}")
     if not isinstance(metrics_seg, dict) or len(metrics_seg) < 2:
         raise ValueError("`metrics_seg` must be a dict of at least two metrics")
     block, early_min, early_max = _early_stopping_rule(early_stopping, n_resamples)
@@ -245,15 +251,15 @@ def compare_metrics(human_seg, metrics_seg: dict, *, statistic: str = "spa", n_r
         stat = {n: _kernels._pairwise_agreement(human_sys, m.sum(axis=1), tol) for n, m in metrics.items()}
         scores = {n: a / p for n, (a, p) in stat.items()}
 
-        def hybrid_stats(a, b, masks, names):
-            return _kernels._perm_both_pa(a.sum(axis=1), b.sum(axis=1), _kernels._subset_sums(b - a), masks,
-                                          human_sys, tol)
+        def pair_test(a, b, names):
+            args = (a.sum(axis=1), b.sum(axis=1), _kernels._subset_sums(b - a))
+            return lambda masks: _kernels._perm_both_pa(*args, masks, human_sys, tol)
     elif spa_method == "normal":
         human_upper = pairwise_pvalues(human, method="normal", ties=ties)[upper]
         scores = {n: 1.0 - np.mean(np.abs(human_upper - _kernels._normal_upper(m, mid))) for n, m in metrics.items()}
 
-        def hybrid_stats(a, b, masks, names):
-            return _kernels._perm_both_spa_normal(a, b, masks, human_upper, mid)
+        def pair_test(a, b, names):
+            return lambda masks: _kernels._perm_both_spa_normal(a, b, masks, human_upper, mid)
     else:
         signs = draw_signs(spa_resamples, human.shape[1], rng)
         human_upper = pairwise_pvalues(human, signs=signs, precision="float64", ties=ties)[upper]
@@ -265,10 +271,9 @@ def compare_metrics(human_seg, metrics_seg: dict, *, statistic: str = "spa", n_r
         scores = {n: _kernels._spa_from_upper(human_upper, _kernels._pair_pvalues(*sums[n], mid, tol))
                   for n in names}
 
-        def hybrid_stats(a, b, masks, names):
-            diff_sums = _kernels._subset_sums(b - a)
-            return _kernels._perm_both_spa_permutation(*sums[names[0]], *sums[names[1]], diff_sums, masks,
-                                                       signs.packed, human_upper, mid, tol)
+        def pair_test(a, b, names):
+            args = (*sums[names[0]], *sums[names[1]], _kernels._subset_sums(b - a))
+            return lambda masks: _kernels._perm_both_spa_permutation(*args, masks, signs.packed, human_upper, mid, tol)
 
     n_systems, n_groups = human.shape[0], (human.shape[1] + 7) // 8
     order = sorted(names, key=lambda n: (-scores[n], n))
@@ -279,11 +284,12 @@ def compare_metrics(human_seg, metrics_seg: dict, *, statistic: str = "spa", n_r
     for i, j in tqdm(pairs, desc=f"PERM-BOTH {statistic}", disable=not progress):
         better, worse = metrics[order[i]], metrics[order[j]]
         delta = scores[order[i]] - scores[order[j]]
+        hybrid_stats = pair_test(worse, better, (order[j], order[i]))
         count = used = 0
         while used < n_resamples:
             size = min(block, n_resamples - used)
-            masks = swap_rng.integers(0, 256, size=(size, n_systems, n_groups), dtype=np.uint8)
-            stat_worse, stat_better = hybrid_stats(worse, better, masks, (order[j], order[i]))
+            masks = _swap_masks(swap_rng, permutation, size, n_systems, n_groups)
+            stat_worse, stat_better = hybrid_stats(masks)
             count += int(np.sum(stat_better - stat_worse >= delta))
             used += size
             if count / used < early_min or count / used > early_max:
@@ -300,8 +306,20 @@ def compare_metrics(human_seg, metrics_seg: dict, *, statistic: str = "spa", n_r
         ranks=pd.Series(ranks, index=index, name="rank"),
         alpha=alpha,
         settings=dict(n_resamples=n_resamples, spa_resamples=spa_resamples, spa_method=spa_method,
-                      ties=ties, early_stopping=early_stopping),
+                      ties=ties, permutation=permutation, early_stopping=early_stopping),
     )
+
+
+def _swap_masks(rng: np.random.Generator, permutation: str, size: int, n_systems: int, n_groups: int) -> np.ndarray:
+    """Packed swap bits, draws x systems x groups of 8 segments (bits past the last segment are
+    ignored by the kernels)."""
+    if permutation == "both":
+        return rng.integers(0, 256, size=(size, n_systems, n_groups), dtype=np.uint8)
+    if permutation == "inputs":
+        per_segment = rng.integers(0, 256, size=(size, 1, n_groups), dtype=np.uint8)
+        return np.ascontiguousarray(np.broadcast_to(per_segment, (size, n_systems, n_groups)))
+    per_system = rng.integers(0, 2, size=(size, n_systems, 1), dtype=np.uint8) * np.uint8(255)
+    return np.ascontiguousarray(np.broadcast_to(per_system, (size, n_systems, n_groups)))
 
 
 def _tie_tolerance(metrics: dict) -> float:

@@ -68,9 +68,8 @@ def draw_signs(n_resamples: int, n_segments: int, rng=None) -> SignMatrix:
     _check_positive_int(n_segments, "n_segments")
     if _is_seed(rng):
         uniform = np.random.default_rng(rng).random((n_resamples, n_segments), dtype=np.float32)
-        plus = uniform > 0.5  # = 2*rint(u)-1 == +1, as rint rounds 0.5 to 0
-        reference = np.where(plus, np.float32(1), np.float32(-1))
-        return SignMatrix(np.packbits(plus, axis=1, bitorder="little"), n_segments, reference)
+        reference, packed = _kernels._reference_signs(uniform)
+        return SignMatrix(packed, n_segments, reference)
     generator = _as_generator(rng)
     n_bytes = (n_segments + 7) // 8
     packed = generator.integers(0, 256, size=(n_resamples, n_bytes), dtype=np.uint8)

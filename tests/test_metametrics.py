@@ -161,3 +161,12 @@ def test_compare_metrics_bad_input():
         spalib.compare_metrics(human, {"good": metrics["good"]})
     with pytest.raises(ValueError, match=r"metrics_seg\['noisy'\]"):
         spalib.compare_metrics(human, {**metrics, "noisy": metrics["noisy"].iloc[:, :10]})
+
+
+@pytest.mark.parametrize("permutation", ["inputs", "systems"])
+def test_other_permutation_schemes(permutation):
+    human, metrics = toy_metrics(4)
+    result = spalib.compare_metrics(human, metrics, rng=4, n_resamples=200, permutation=permutation, statistic="pa")
+    assert list(result.scores.index)[0] == "good" and result.settings["permutation"] == permutation
+    with pytest.raises(ValueError, match="`permutation` must be"):
+        spalib.compare_metrics(human, metrics, permutation="cells")
