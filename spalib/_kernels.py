@@ -130,23 +130,6 @@ def _pair_pvalues(null, observed, mid, tol):
 
 
 @njit(cache=True)
-def _pair_sum_of_squares(scores):
-    """``ss[i, j] = sum_l (scores[i, l] - scores[j, l])^2``, the variance of the paired
-    permutation null of the difference of sums."""
-    n_systems, n_segments = scores.shape
-    out = np.zeros((n_systems, n_systems))
-    for i in range(n_systems):
-        for j in range(i + 1, n_systems):
-            total = 0.0
-            for l in range(n_segments):
-                d = scores[i, l] - scores[j, l]
-                total += d * d
-            out[i, j] = total
-            out[j, i] = total
-    return out
-
-
-@njit(cache=True)
 def _reference_signs(uniform):
     """mt-metrics-eval's signs from its float32 uniforms: ``2 * rint(u) - 1`` (+1 iff u > 0.5,
     rint rounding 0.5 down to 0), both as a float32 matrix and packed as bits."""
@@ -260,7 +243,9 @@ def _perm_both_spa_permutation(null_a, obs_a, null_b, obs_b, diff_sums, masks, p
 
 @njit(cache=True)
 def _normal_upper(x, mid):
-    """Normal-limit p-values of every pair, upper triangle in row order."""
+    """Normal-limit p-values of every pair, upper triangle in row order: the null of
+    ``sum_l s_l d_l`` has mean 0 and variance ``sum_l d_l^2``, so ``p = 1 - Phi(T / sqrt(ss))``.
+    Identical systems (``ss = 0``): every null value equals the observed 0."""
     n_systems, n_segments = x.shape
     totals = np.zeros(n_systems)
     for s in range(n_systems):

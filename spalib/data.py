@@ -33,7 +33,8 @@ from spalib._download import DATASETS, fetch
 
 __all__ = [
     "data_root", "dataset_path", "download", "DATASETS",
-    "EvalSet", "load_mtme", "MTME_META", "complete_segments", "read_seg_score_file",
+    "EvalSet", "load_mtme", "MTME_META", "complete_segments", "read_seg_score_file", "segment_task",
+    "SegmentTask",
     "load_wmt12", "load_wmt13_da", "load_wmt13_texts", "load_wmt17_da", "load_wmt_da_judgements",
     "load_wmt_da_seg_scores", "read_mqm_tsv", "score_mqm", "mqm_weight", "MQM_WEIGHTS",
     "read_mqm_avg_seg_scores",
@@ -451,6 +452,48 @@ def complete_segments(*frames: pd.DataFrame, systems=None):
     kept = tuple(f.loc[shared, ok] for f in frames)
     return kept, {"segments_kept": int(ok.sum()), "segments_dropped": int((~ok).sum()),
                   "systems": len(shared)}
+
+
+@dataclass(frozen=True)
+class SegmentTask:
+    """Human and metric segment scores on one common set of systems and complete segments."""
+
+    human: pd.DataFrame
+    metrics: dict[str, pd.DataFrame]
+    report: dict
+
+
+def segment_task(es: EvalSet, *, human: str | None = None, reference_free: bool = False,
+                 exclude_metrics=(), include_human_systems: bool = True) -> SegmentTask:
+    """The inputs of a system-level meta-evaluation from segment scores (SPA, PA of means).
+
+    Systems: every system with at least one human score, except the standard reference (no
+    metric can score it) and the test set's outlier systems; human translations other than the
+    standard reference stay unless ``include_human_systems=False``.  Metrics: those scored with
+    the standard reference (plus reference-free ones if asked), minus any whose name starts with
+    an entry of ``exclude_metrics``.  Segments: those every kept system has scores for, in every
+    file.  ``report`` says what was left out and why.
+    """
+    human = human or es.std_gold
+    gold = es.seg_scores(human)
+    scored = gold.index[gold.notna().any(axis=1)]
+    dropped = {}
+    for system in es.systems:
+        if system not in scored:
+            dropped[system] = f"no {human} scores"
+        elif system == es.std_ref:
+            dropped[system] = "standard reference"
+        elif system in es.outlier_systems:
+            dropped[system] = "outlier system"
+        elif not include_human_systems and system in es.human_systems:
+            dropped[system] = "human translation"
+    systems = [s for s in scored if s not in dropped]
+    names = [m for m in es.std_metric_names(reference_free=reference_free)
+             if not any(m.startswith(prefix) for prefix in exclude_metrics)]
+    frames, counts = complete_segments(gold, *(es.seg_scores(m) for m in names), systems=systems)
+    report = {"systems": len(systems), "metrics": len(names), **counts, "systems_dropped": dropped,
+              "metrics_excluded": [m for m in es.std_metric_names(reference_free=reference_free) if m not in names]}
+    return SegmentTask(frames[0], dict(zip(names, frames[1:])), report)
 
 
 # --- MQM from error annotations (google/wmt-mqm-human-evaluation) ---------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 import matplotlib as mpl
 import seaborn as sns
 
-__all__ = ["set_book_style"]
+__all__ = ["set_book_style", "pair_heatmap"]
 
 
 def set_book_style() -> None:
@@ -18,3 +18,22 @@ def set_book_style() -> None:
         "savefig.bbox": "tight",
         "axes.titlesize": "medium",
     })
+
+
+def pair_heatmap(ax, matrix, labels, *, title=None, cmap="RdBu", vmin=0.0, vmax=1.0, annotate=False, fmt=".2f"):
+    """Heatmap of an upper-triangular systems x systems matrix (NaN cells left blank)."""
+    import numpy as np
+
+    values = np.asarray(matrix, dtype=float)
+    image = ax.imshow(np.ma.masked_invalid(values), cmap=cmap, vmin=vmin, vmax=vmax)
+    ax.set_xticks(range(len(labels)), labels, rotation=90, fontsize=7)
+    ax.set_yticks(range(len(labels)), labels, fontsize=7)
+    ax.grid(False)
+    if title:
+        ax.set_title(title)
+    if annotate:
+        for (i, j), v in np.ndenumerate(values):
+            if np.isfinite(v):
+                ax.text(j, i, format(v, fmt), ha="center", va="center", fontsize=5.5,
+                        color="white" if abs(v - (vmin + vmax) / 2) > 0.35 * (vmax - vmin) else "black")
+    return image

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import special
 
 from spalib import _kernels
 
@@ -190,15 +189,6 @@ def _tie_tolerance(x: np.ndarray) -> float:
 
 
 def _normal_pvalues(x: np.ndarray, mid: bool) -> np.ndarray:
-    totals = x.sum(axis=1)
-    sum_sq = _kernels._pair_sum_of_squares(x)
-    out = np.full(sum_sq.shape, np.nan)
-    upper = np.triu_indices(x.shape[0], 1)
-    observed = totals[upper[0]] - totals[upper[1]]
-    sd = np.sqrt(sum_sq[upper])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        p = special.ndtr(-observed / sd)
-    # Identical systems: every null value equals the observed 0.
-    p = np.where(sd == 0, 0.5 if mid else 1.0, p)
-    out[upper] = p
+    out = np.full((x.shape[0], x.shape[0]), np.nan)
+    out[np.triu_indices(x.shape[0], 1)] = _kernels._normal_upper(x, mid)
     return out

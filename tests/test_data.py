@@ -343,3 +343,16 @@ def test_shipped_data_is_never_copied_into_the_project():
     for pattern in ("*.seg.score*", "*.sys.score*", "mqm_*.tsv*"):
         found = [p for p in project.rglob(pattern) if ".venv" not in p.parts and "_build" not in p.parts]
         assert not found, found
+
+
+@pytest.mark.parametrize("test_set, lp, systems, metrics, segments", [
+    ("wmt22", "zh-en", 15, 21, 1875), ("wmt23", "en-de", 12, 25, 460),
+    ("wmt23", "he-en", 13, 25, 820), ("wmt23", "zh-en", 15, 25, 1177),
+])
+def test_segment_task_matches_the_spa_papers_setup(test_set, lp, systems, metrics, segments):
+    es = data.load_mtme(test_set, lp)
+    task = data.segment_task(es, exclude_metrics=("GEMBA-GPT4",))
+    assert task.human.shape == (systems, segments) and len(task.metrics) == metrics
+    assert es.std_ref in task.report["systems_dropped"]
+    assert all(f.index.equals(task.human.index) and f.columns.equals(task.human.columns) for f in task.metrics.values())
+    assert not task.human.isna().any().any()

@@ -15,6 +15,7 @@ from scipy import stats
 
 import spalib
 from spalib import data
+from spalib._reference import reference_pvalues
 from spalib.resampling import draw_signs, pairwise_pvalues
 
 A = [0.8, 0.9, 0.7, 1.0, 0.6]
@@ -24,23 +25,6 @@ H = np.array([[0, -1, -5, 0, -2, -1, 0, -3], [-1, 0, -2, -1, -6, 0, -1, -2],
 M = np.array([[.9, .7, .4, .8, .6, .7, .9, .5], [.8, .6, .6, .7, .3, .6, .8, .5],
               [.9, .6, .7, .8, .7, .4, .9, .7], [.6, .7, .5, .3, .9, .7, .5, .8]])
 UPPER = np.triu_indices(4, 1)
-
-
-def reference_pvalues(scores, seed, n_resamples=1000):
-    """mt-metrics-eval's recipe (pce.py / pairwise_paired_permutation_test.py), restated."""
-    rng = np.random.default_rng(seed)
-    signs = rng.random(size=(n_resamples, scores.shape[1]), dtype=np.float32)
-    np.rint(signs, out=signs)
-    signs *= 2.0
-    signs -= 1.0
-    x = scores.astype(np.float32)
-    totals = np.sum(x, axis=1)
-    partial = np.matmul(signs, x.T)
-    out = np.full((len(x), len(x)), np.nan)
-    for i in range(len(x)):
-        for j in range(i + 1, len(x)):
-            out[i, j] = np.sum(partial[:, i] - partial[:, j] >= totals[i] - totals[j]) / n_resamples
-    return out
 
 
 # --- known answers ---------------------------------------------------------------------------

@@ -1,0 +1,71 @@
+"""Significance of metric differences for one language pair: WMT23 en-de, 25 metrics, 12 systems,
+460 segments, 300 metric pairs, 1,000 PERM-BOTH draws per pair, SPA with K = 1,000.
+
+Times spalib's compare_metrics with SPA from permutation p-values and from their normal limit
+(and PA), and one PERM-BOTH draw the way mt-metrics-eval computes it (NumPy: both hybrids' and
+the human p-value matrices recomputed by float32 matmul in every draw), and prints the ratios.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+import spalib
+from spalib import data
+from spalib._reference import reference_pvalues
+
+K = 1000
+
+
+def numpy_perm_both_draw(human, a, b, rng):
+    swap = rng.random(a.shape) < 0.5
+    a2, b2 = np.where(swap, b, a), np.where(swap, a, b)
+    upper = np.triu_indices(len(human), 1)
+    ph = reference_pvalues(human, 4, K)[upper]
+    return (1 - np.mean(np.abs(ph - reference_pvalues(a2, 4, K)[upper])),
+            1 - np.mean(np.abs(ph - reference_pvalues(b2, 4, K)[upper])))
+
+
+def timed(label, fn):
+    start = time.perf_counter()
+    result = fn()
+    seconds = time.perf_counter() - start
+    print(f"  {label:58s} {seconds:8.2f} s", flush=True)
+    return result, seconds
+
+
+def main():
+    task = data.segment_task(data.load_mtme("wmt23", "en-de"))
+    human, metrics = task.human, task.metrics
+    n_pairs = len(metrics) * (len(metrics) - 1) // 2
+    print(f"WMT23 en-de: {len(metrics)} metrics ({n_pairs} pairs), {human.shape[0]} systems, "
+          f"{human.shape[1]} segments, 1,000 draws per pair")
+    few = dict(list(metrics.items())[:3])
+    for kw in (dict(statistic="pa"), dict(spa_method="normal"), dict(spa_method="permutation")):
+        spalib.compare_metrics(human, few, rng=4, n_resamples=10, **kw)  # compile before timing
+
+    _, t_pa = timed("spalib PA", lambda: spalib.compare_metrics(human, metrics, statistic="pa", rng=4))
+    _, t_normal = timed("spalib SPA, normal-limit p-values", lambda: spalib.compare_metrics(
+        human, metrics, spa_method="normal", rng=4))
+    _, t_perm = timed("spalib SPA, permutation p-values (K = 1,000)", lambda: spalib.compare_metrics(
+        human, metrics, spa_method="permutation", rng=4))
+
+    h, a, b = human.to_numpy(), *(m.to_numpy() for m in list(metrics.values())[:2])
+    rng = np.random.default_rng(0)
+    n_draws = 20
+    _, t_numpy = timed(f"NumPy, mt-metrics-eval style, {n_draws} draws of one pair",
+                       lambda: [numpy_perm_both_draw(h, a, b, rng) for _ in range(n_draws)])
+    per_draw_numpy = t_numpy / n_draws
+    total_draws = n_pairs * 1000
+    print(f"per draw: NumPy {per_draw_numpy * 1e3:.2f} ms; spalib permutation {t_perm / total_draws * 1e3:.3f} ms "
+          f"({per_draw_numpy * total_draws / t_perm:,.0f}x), normal {t_normal / total_draws * 1e3:.4f} ms "
+          f"({per_draw_numpy * total_draws / t_normal:,.0f}x)")
+    print(f"whole language pair: NumPy would take ~{per_draw_numpy * total_draws / 60:,.0f} min; "
+          f"spalib {t_perm:.0f} s (permutation), {t_normal:.0f} s (normal), {t_pa:.1f} s (PA); "
+          f"permutation / normal = {t_perm / t_normal:.1f}")
+
+
+if __name__ == "__main__":
+    main()
