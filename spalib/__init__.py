@@ -1,10 +1,18 @@
 """spalib: statistics for the meta-evaluation of machine-translation metrics.
 
 The companion library of the *spa-book*: paired permutation tests for every system pair, pairwise
-accuracy and Soft Pairwise Accuracy, and the significance of metric differences (PERM-BOTH,
-significance clusters), with readers for the published WMT data in :mod:`spalib.data`.
+accuracy and Soft Pairwise Accuracy, the significance of metric differences (PERM-BOTH,
+significance clusters), and the Williams test for dependent correlations, with readers for the
+published WMT data in :mod:`spalib.data`.
 """
 
+from spalib.correlation_tests import (
+    CorrelationTestResult,
+    WilliamsMatrix,
+    fisher_z_test,
+    williams_matrix,
+    williams_test,
+)
 from spalib.metametrics import (
     MetricComparison,
     compare_metrics,
@@ -17,5 +25,6 @@ from spalib.resampling import draw_signs, pairwise_pvalues
 __all__ = [
     "pairwise_pvalues", "draw_signs",
     "pairwise_accuracy", "soft_pairwise_accuracy", "compare_metrics", "significance_ranks", "MetricComparison",
+    "williams_test", "fisher_z_test", "williams_matrix", "CorrelationTestResult", "WilliamsMatrix",
 ]
 __version__ = "0.1.0"

@@ -1,0 +1,169 @@
+"""Is one correlation with human judgement higher than another?
+
+The Williams test (Williams 1959; Steiger 1980, eq. 7) compares two *dependent* correlations
+that share a variable — here ``r(human, metric 1)`` and ``r(human, metric 2)`` computed on the
+same systems — taking into account how strongly the two metrics correlate with each other
+(Graham & Baldwin 2014).  Fisher's r-to-z test is its counterpart for independent samples, and
+the wrong test for metrics scored on the same data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import special, stats
+
+__all__ = ["williams_test", "fisher_z_test", "williams_matrix", "CorrelationTestResult", "WilliamsMatrix"]
+
+
+@dataclass(frozen=True)
+class CorrelationTestResult:
+    """``statistic`` (Williams: t with ``df`` degrees of freedom; Fisher: z) and ``pvalue``."""
+
+    statistic: float
+    pvalue: float
+    df: float | None = None
+
+
+def _check_r(value, name: str) -> float:
+    value = float(value)
+    if not np.isfinite(value) or abs(value) >= 1:
+        raise ValueError(f"`{name}` must be a correlation strictly between -1 and 1; got {value}")
+    return value
+
+
+def _pvalue(statistic: float, alternative: str, sf, cdf) -> float:
+    if alternative == "greater":
+        return float(sf(statistic))
+    if alternative == "less":
+        return float(cdf(statistic))
+    if alternative == "two-sided":
+        return float(min(1.0, 2 * sf(abs(statistic))))
+    raise ValueError(f"`alternative` must be 'greater', 'less' or 'two-sided'; got {alternative!r}")
+
+
+def williams_test(r12, r13, r23, n, *, alternative: str = "greater", df: float | None = None) -> CorrelationTestResult:
+    """Williams test of ``r12 = r13`` for dependent correlations sharing variable 1.
+
+    Parameters
+    ----------
+    r12, r13 : float
+        Correlations of the human scores with metric 1 and with metric 2.
+    r23 : float
+        Correlation between the two metrics.
+    n : int
+        Number of observations (systems) behind each correlation.
+    alternative : {"greater", "less", "two-sided"}
+        ``"greater"``: metric 1 correlates more strongly with the humans than metric 2.
+    df : float, optional
+        Degrees of freedom of the t distribution: ``n - 3`` (the paper and mt-metrics-eval) by
+        default.  The stored example output of the authors' released R tool equals the p-value with
+        ``n - 2`` (an older behaviour of the R ``psych`` package); pass ``df=n - 2`` to reproduce it.
+
+    Notes
+    -----
+    With ``K = 1 - r12^2 - r13^2 - r23^2 + 2 r12 r13 r23`` (the determinant of the 3 x 3
+    correlation matrix),
+
+    ``t = (r12 - r13) sqrt((n - 1)(1 + r23)) / sqrt(2K (n - 1)/(n - 3) + (r12 + r13)^2 (1 - r23)^3 / 4)``.
+
+    Examples
+    --------
+    WMT12 es-en, AMBER against BLEU (Graham & Baldwin's example data):
+
+    >>> res = williams_test(0.880651168828011, 0.760352368043568, 0.947389661501826, 12)
+    >>> round(res.statistic, 6), round(res.pvalue, 6)
+    (2.687028, 0.012459)
+    """
+    r12, r13, r23 = _check_r(r12, "r12"), _check_r(r13, "r13"), _check_r(r23, "r23")
+    if isinstance(n, bool) or not float(n).is_integer() or n <= 3:
+        raise ValueError(f"`n` must be an integer greater than 3; got {n!r}")
+    k = 1 - r12**2 - r13**2 - r23**2 + 2 * r12 * r13 * r23
+    if k <= 0:
+        raise ValueError(f"the correlations ({r12}, {r13}, {r23}) are inconsistent: the determinant of their "
+                         f"correlation matrix is {k:.3g}, not positive")
+    dof = n - 3 if df is None else float(df)
+    if dof <= 0:
+        raise ValueError(f"`df` must be positive; got {df}")
+    t = (r12 - r13) * np.sqrt((n - 1) * (1 + r23)) / np.sqrt(
+        2 * k * (n - 1) / (n - 3) + (r12 + r13) ** 2 / 4 * (1 - r23) ** 3)
+    p = _pvalue(t, alternative, lambda x: stats.t.sf(x, dof), lambda x: stats.t.cdf(x, dof))
+    return CorrelationTestResult(float(t), p, dof)
+
+
+def fisher_z_test(r1, n1, r2, n2, *, alternative: str = "greater") -> CorrelationTestResult:
+    """Fisher r-to-z test of ``r1 = r2`` for correlations from **independent** samples.
+
+    ``z = (atanh r1 - atanh r2) / sqrt(1/(n1 - 3) + 1/(n2 - 3))``.
+
+    >>> res = fisher_z_test(0.6, 100, 0.4, 120)
+    >>> round(res.statistic, 6), round(res.pvalue, 6)
+    (1.962582, 0.024847)
+    """
+    r1, r2 = _check_r(r1, "r1"), _check_r(r2, "r2")
+    for value, name in ((n1, "n1"), (n2, "n2")):
+        if isinstance(value, bool) or not float(value).is_integer() or value <= 3:
+            raise ValueError(f"`{name}` must be an integer greater than 3; got {value!r}")
+    z = (np.arctanh(r1) - np.arctanh(r2)) / np.sqrt(1 / (n1 - 3) + 1 / (n2 - 3))
+    return CorrelationTestResult(float(z), _pvalue(z, alternative, lambda x: special.ndtr(-x), special.ndtr))
+
+
+@dataclass(frozen=True)
+class WilliamsMatrix:
+    """Williams tests between every pair of metrics.
+
+    ``correlations``: each metric's correlation with the humans (absolute if asked), sorted from
+    highest to lowest; ``metric_correlations``: metric x metric correlations in that order;
+    ``pvalues.loc[a, b]``: one-sided p-value that ``a`` correlates more strongly with the humans than
+    ``b``, filled for ``a`` above ``b`` in the order (the direction the paper tests), NaN elsewhere.
+    """
+
+    correlations: pd.Series
+    metric_correlations: pd.DataFrame
+    pvalues: pd.DataFrame
+    n: int
+
+    def significant_share(self, alpha: float = 0.05) -> float:
+        """Share of metric pairs whose difference is significant at ``p < alpha``."""
+        upper = self.pvalues.to_numpy()[np.triu_indices(len(self.pvalues), 1)]
+        return float(np.mean(upper < alpha))
+
+
+def williams_matrix(human, metrics, *, method: str = "pearson", absolute: bool = True,
+                    df: float | None = None) -> WilliamsMatrix:
+    """The Williams significance matrix of Graham & Baldwin (2014, Figure 2).
+
+    ``human`` is a Series of human scores, ``metrics`` a DataFrame (rows aligned with ``human``,
+    one column per metric) or a dict of Series.  With ``absolute=True`` (the paper's choice) all
+    correlations are taken in absolute value, so that error metrics such as TER, which correlate
+    negatively, are compared with the others.
+    """
+    if method not in ("pearson", "spearman"):
+        raise ValueError(f"`method` must be 'pearson' or 'spearman'; got {method!r}")
+    frame = pd.DataFrame(metrics)
+    human = pd.Series(human)
+    if not frame.index.equals(human.index):
+        if set(frame.index) != set(human.index):
+            raise ValueError("`human` and `metrics` cover different items: "
+                             f"{sorted(set(human.index) ^ set(frame.index))[:5]}")
+        frame = frame.loc[human.index]
+    if frame.isna().any().any() or human.isna().any():
+        raise ValueError("`human` and `metrics` must not contain missing values")
+    if frame.shape[1] < 2:
+        raise ValueError("`metrics` needs at least two metrics")
+    all_scores = pd.concat([human.rename("__human__"), frame], axis=1)
+    corr = all_scores.corr(method=method)
+    if absolute:
+        corr = corr.abs()
+    with_human = corr["__human__"].drop("__human__").sort_values(ascending=False, kind="stable")
+    order = list(with_human.index)
+    between = corr.loc[order, order]
+    n = len(human)
+    p = np.full((len(order), len(order)), np.nan)
+    for i, a in enumerate(order):
+        for j in range(i + 1, len(order)):
+            b = order[j]
+            p[i, j] = williams_test(with_human[a], with_human[b], between.loc[a, b], n, df=df).pvalue
+    return WilliamsMatrix(with_human, between, pd.DataFrame(p, index=order, columns=order), n)
