@@ -35,7 +35,7 @@ __all__ = [
     "data_root", "dataset_path", "download", "DATASETS",
     "EvalSet", "load_mtme", "MTME_META", "complete_segments", "read_seg_score_file", "segment_task",
     "SegmentTask",
-    "load_wmt12", "load_wmt13_da", "load_wmt13_texts", "load_wmt17_da", "load_wmt_da_judgements",
+    "load_wmt12", "read_williams_results", "load_wmt13_da", "load_wmt13_texts", "load_wmt17_da", "load_wmt_da_judgements",
     "load_wmt_da_seg_scores", "read_mqm_tsv", "score_mqm", "mqm_weight", "MQM_WEIGHTS",
     "read_mqm_avg_seg_scores",
 ]
@@ -646,6 +646,25 @@ def _read_wmt12_file(path: Path, lp: str) -> dict[str, dict[str, float]]:
             raise ValueError(f"{path}:{k}: {metric} scores {system!r} twice")
         scores[system] = _to_float([score], path, [k], allow_none=False)[0]
     return out
+
+
+def read_williams_results(path: Path | str) -> pd.DataFrame:
+    """Read a p-value matrix written by the significance-williams R tool (``#`` comment lines,
+    then a tab-separated matrix; ``-`` = not tested)."""
+    path = Path(path)
+    rows = [(k, line) for k, line in enumerate(_lines(path), start=1) if line and not line.startswith("#")]
+    if not rows:
+        raise ValueError(f"{path}: no matrix found")
+    header = rows[0][1].split("\t")[1:]
+    values = {}
+    for k, line in rows[1:]:
+        fields = line.split("\t")
+        if len(fields) != len(header) + 1:
+            raise ValueError(f"{path}:{k}: expected {len(header) + 1} fields, found {len(fields)}")
+        cells = [np.nan if f == "-" else f for f in fields[1:]]
+        values[fields[0]] = [c if isinstance(c, float) else _to_float([c], path, [k], allow_none=False)[0]
+                             for c in cells]
+    return pd.DataFrame.from_dict(values, orient="index", columns=header)
 
 
 # --- WMT13 segment-level DA (Graham, Mathur & Baldwin 2015) ---------------------------------

@@ -356,3 +356,10 @@ def test_segment_task_matches_the_spa_papers_setup(test_set, lp, systems, metric
     assert es.std_ref in task.report["systems_dropped"]
     assert all(f.index.equals(task.human.index) and f.columns.equals(task.human.columns) for f in task.metrics.values())
     assert not task.human.isna().any().any()
+
+
+def test_read_williams_results():
+    path = data.dataset_path("wmt12") / "significance-williams/example-output/orig.williams-results.es-en"
+    table = data.read_williams_results(path)
+    assert table.loc["AMBER", "BLEU_4_closest_cased"] == 0.0114079074943561
+    assert np.isnan(table.loc["BLEU_4_closest_cased", "AMBER"])
