@@ -35,7 +35,7 @@ __all__ = [
     "data_root", "dataset_path", "download", "DATASETS",
     "EvalSet", "load_mtme", "MTME_META", "complete_segments", "read_seg_score_file", "segment_task",
     "SegmentTask",
-    "load_wmt12", "read_williams_results", "load_wmt13_da", "load_wmt13_texts", "load_wmt17_da", "load_wmt_da_judgements",
+    "load_wmt12", "read_williams_results", "load_wmt13_da", "load_wmt13_texts", "load_wmt17_da", "load_wmt17_testset", "load_wmt_da_judgements",
     "load_wmt_da_seg_scores", "read_mqm_tsv", "score_mqm", "mqm_weight", "MQM_WEIGHTS",
     "read_mqm_avg_seg_scores",
 ]
@@ -783,6 +783,22 @@ def load_wmt17_da(level: str = "seg", *, root: Path | str | None = None) -> pd.D
         raise ValueError(f"`level` must be 'seg' or 'sys'; got {level!r}")
     frame["human"] = _to_float(list(frame["human"]), folder, numbers, allow_none=False)
     return frame
+
+
+def load_wmt17_testset(lp: str, *, root: Path | str | None = None) -> pd.DataFrame:
+    """The WMT17 DA-scored segments of one to-English pair with their texts (lower-cased and
+    tokenised by the XMoverScore authors who released them), DA z score and sentBLEU.
+
+    Columns: lp, source, translation, reference, human, sentbleu.  lv-en has 435 of the 560 items.
+    """
+    path = (Path(root) if root is not None else dataset_path("wmt-da")) / "2017" / "testset" / f"testset_{lp}.tsv"
+    frame, numbers = _space_table(path, ["LP", "source", "translation", "reference", "HUMAN_score", "sentBLEU"],
+                                  sep="\t")
+    out = pd.DataFrame({"lp": frame["LP"], "source": frame["source"], "translation": frame["translation"],
+                        "reference": frame["reference"]})
+    out["human"] = _to_float(list(frame["HUMAN_score"]), path, numbers, allow_none=False)
+    out["sentbleu"] = _to_float(list(frame["sentBLEU"]), path, numbers, allow_none=False)
+    return out
 
 
 def _toen_folder(year: int, root) -> Path:

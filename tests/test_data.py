@@ -363,3 +363,9 @@ def test_read_williams_results():
     table = data.read_williams_results(path)
     assert table.loc["AMBER", "BLEU_4_closest_cased"] == 0.0114079074943561
     assert np.isnan(table.loc["BLEU_4_closest_cased", "AMBER"])
+
+
+def test_wmt17_testset_texts():
+    frame = data.load_wmt17_testset("de-en")
+    assert len(frame) == 560 and frame["translation"].str.len().gt(0).all()
+    assert len(data.load_wmt17_testset("lv-en")) == 435
