@@ -134,6 +134,9 @@ _ESA_FILES = ("ESA-1", "ESA-2", "ESA2", "ESAAI-1", "ESAAI-2", "ESAAI", "MQM-1", 
               "MQM-IAA", "GEMBA2", "LLM")
 _AIPHES = ("AIPHES/ACL20-Reference-Free-MT-Evaluation", "2026e18c8874e5659ea6c03f82ec3e600d0feac1")
 _WMT22_NEWS = ("wmt-conference/wmt22-news-systems", "20240a2e96a50e823ea8cdf37fd8af52547146e3")
+_WMT20_METRICS = ("WMT-Metrics-task/wmt20-metrics", "3e434fc32fd02999c885575df6167c31f60ee996")
+_WMT20_LPS = ("cs-en", "de-en", "en-cs", "en-de", "en-iu", "en-ja", "en-pl", "en-ru", "en-ta", "en-zh", "iu-en",
+              "ja-en", "km-en", "pl-en", "ps-en", "ru-en", "ta-en", "zh-en")
 _WMT21_NEWS = ("wmt-conference/wmt21-news-systems", "f41750dadbf2ba6ab01ca5380347d253298a3427")
 
 _WMT2X_TOEN = {2021: ("cs", "de", "ha", "is", "ja", "ru"), 2022: ("cs", "de", "ja", "lv", "ru", "uk", "zh")}
@@ -142,6 +145,11 @@ _WMT2X_TOEN = {2021: ("cs", "de", "ha", "is", "ja", "ru"), 2022: ("cs", "de", "j
 def _wmt_da_files() -> tuple[RemoteFile, ...]:
     files = [_github(*_AIPHES, f"WMT{y}/DA-syslevel.csv", f"{2000 + y}/DA-syslevel.csv") for y in (17, 18, 19)]
     files.append(_github(*_AIPHES, "WMT17/DA-seglevel.csv", "2017/DA-seglevel.csv"))
+    files += [_github(*_AIPHES, f"WMT17/testset/testset_{lp}-en.tsv", f"2017/testset/testset_{lp}-en.tsv")
+              for lp in ("cs", "de", "fi", "lv", "ru", "tr", "zh")]
+    for lp in _WMT20_LPS:
+        for name in (f"metrics-ad-seg-scores-{lp}.csv", f"ad-sys-scores-{lp}.csv"):
+            files.append(_github(*_WMT20_METRICS, f"manual-evaluation/DA/{name}", f"2020/manual-evaluation/DA/{name}"))
     for year, (repo, commit) in ((2021, _WMT21_NEWS), (2022, _WMT22_NEWS)):
         sub = "humaneval/newstest2021-toen" if year == 2021 else "humaneval/DA/newstest2022-toen"
         for src in _WMT2X_TOEN[year]:
@@ -194,6 +202,6 @@ DATASETS: dict[str, DatasetSource] = {
     ),
     "wmt-da": DatasetSource(
         "wmt-da", _wmt_da_files(),
-        "WMT17-19 DA files of the metrics-task packages and WMT21/22 to-English individual DA judgements.",
+        "WMT17-19 DA files of the metrics-task packages, WMT20 DA, WMT21/22 to-English individual DA judgements.",
     ),
 }

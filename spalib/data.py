@@ -35,7 +35,7 @@ __all__ = [
     "data_root", "dataset_path", "download", "DATASETS",
     "EvalSet", "load_mtme", "MTME_META", "complete_segments", "read_seg_score_file", "segment_task",
     "SegmentTask",
-    "load_wmt12", "read_williams_results", "load_wmt13_da", "load_wmt13_texts", "load_wmt17_da", "load_wmt17_testset", "load_wmt_da_judgements",
+    "load_wmt12", "read_williams_results", "load_wmt13_da", "load_wmt13_texts", "load_wmt17_da", "load_wmt17_testset", "load_wmt20_da", "load_wmt_da_judgements",
     "load_wmt_da_seg_scores", "read_mqm_tsv", "score_mqm", "mqm_weight", "MQM_WEIGHTS",
     "read_mqm_avg_seg_scores",
 ]
@@ -799,6 +799,38 @@ def load_wmt17_testset(lp: str, *, root: Path | str | None = None) -> pd.DataFra
     out["human"] = _to_float(list(frame["HUMAN_score"]), path, numbers, allow_none=False)
     out["sentbleu"] = _to_float(list(frame["sentBLEU"]), path, numbers, allow_none=False)
     return out
+
+
+def load_wmt20_da(lp: str, level: str = "seg", *, root: Path | str | None = None) -> pd.DataFrame:
+    """WMT20 DA from the metrics-task repository.
+
+    ``level="seg"``: ``metrics-ad-seg-scores-<lp>.csv``, one row per (system, segment) with
+    the mean raw and z score of its judgements (mostly one or two: not 15-judgement means);
+    columns system, segid, raw, z, n, sid.  ``level="sys"``: ``ad-sys-scores-<lp>.csv``,
+    columns system, raw, z, n, n_all.
+    """
+    folder = (Path(root) if root is not None else dataset_path("wmt-da")) / "2020" / "manual-evaluation" / "DA"
+    if level == "seg":
+        path = folder / f"metrics-ad-seg-scores-{lp}.csv"
+        frame, numbers = _space_table(path, ["SYS", "SEGID", "RAW.SCR", "Z.SCR", "N", "SID"], sep=None)
+        return pd.DataFrame({
+            "system": frame["SYS"], "segid": frame["SEGID"],
+            "raw": _to_float(list(frame["RAW.SCR"]), path, numbers, allow_none=False),
+            "z": _to_float(list(frame["Z.SCR"]), path, numbers, allow_none=False),
+            "n": _to_float(list(frame["N"]), path, numbers, allow_none=False).astype(int),
+            "sid": _to_float(list(frame["SID"]), path, numbers, allow_none=False).astype(int),
+        })
+    if level == "sys":
+        path = folder / f"ad-sys-scores-{lp}.csv"
+        frame, numbers = _space_table(path, ["RAW.SCR", "Z.SCR", "N", "SYS", "N.ALL"], sep=None)
+        return pd.DataFrame({
+            "system": frame["SYS"],
+            "raw": _to_float(list(frame["RAW.SCR"]), path, numbers, allow_none=False),
+            "z": _to_float(list(frame["Z.SCR"]), path, numbers, allow_none=False),
+            "n": _to_float(list(frame["N"]), path, numbers, allow_none=False).astype(int),
+            "n_all": _to_float(list(frame["N.ALL"]), path, numbers, allow_none=False).astype(int),
+        })
+    raise ValueError(f"`level` must be 'seg' or 'sys'; got {level!r}")
 
 
 def _toen_folder(year: int, root) -> Path:

@@ -369,3 +369,12 @@ def test_wmt17_testset_texts():
     frame = data.load_wmt17_testset("de-en")
     assert len(frame) == 560 and frame["translation"].str.len().gt(0).all()
     assert len(data.load_wmt17_testset("lv-en")) == 435
+
+
+def test_wmt20_da():
+    seg = data.load_wmt20_da("de-en")
+    assert len(seg) == 9389 and seg["raw"].between(0, 100).all() and (seg["n"] >= 1).all()
+    sys_ = data.load_wmt20_da("de-en", level="sys")
+    assert sys_["system"].is_unique and len(sys_) >= 7
+    with pytest.raises(ValueError, match="`level` must be"):
+        data.load_wmt20_da("de-en", level="doc")
