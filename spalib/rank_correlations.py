@@ -1,0 +1,247 @@
+"""Kendall-type rank statistics with explicit tie handling (Deutsch, Foster & Freitag 2023).
+
+Every variant is a function of five pair counts over the unordered pairs of items: concordant
+``C``, discordant ``D``, tied in the human scores only ``T_h``, in the metric only ``T_m``, and
+in both ``T_hm``.  A metric pair counts as tied when ``|m_a - m_b| <= epsilon``; tie calibration
+picks the ``epsilon`` that maximises the statistic.
+
+==========  =====================================================  ============================
+variant     formula                                                note
+==========  =====================================================  ============================
+``a``       (C - D) / T                                            T = all pairs
+``b``       (C - D) / sqrt((C + D + T_h)(C + D + T_m))             scipy's tau-b
+``c``       2 (C - D) / (n^2 (k - 1) / k), k = min #distinct       scipy's tau-c; epsilon = 0
+``10``      (C - D - T_m) / (C + D + T_m)                          metric ties penalised
+``13``      (C - D) / (C + D)                                      all ties ignored
+``14``      (C - D) / (C + D + T_m)                                human ties ignored
+``tau_eq``  (C + T_hm - D - T_h - T_m) / T                         mt-metrics-eval "23"
+``acc_eq``  (C + T_hm) / T                                         mt-metrics-eval "acc23"
+==========  =====================================================  ============================
+
+``kendall_like`` is WMT's DARR statistic: only pairs whose human scores differ by at least
+``threshold``; (C - D) / (C + D), metric ties discordant.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from spalib import _rank_kernels as _k
+from spalib.resampling import _as_generator
+
+__all__ = ["kendall_tau", "tie_calibration", "KendallResult", "TieCalibrationResult", "VARIANTS"]
+
+VARIANTS = ("a", "b", "c", "10", "13", "14", "tau_eq", "acc_eq", "kendall_like")
+_ALIASES = {"23": "tau_eq", "acc23": "acc_eq"}
+
+
+@dataclass(frozen=True)
+class KendallResult:
+    """``statistic`` and the pair counts behind it (summed over groups when grouped).
+
+    With grouping, ``statistic`` is the mean of the per-group statistics over the groups where it
+    is defined (``n_groups`` of them); ``group_statistics`` holds them all (NaN where undefined).
+    """
+
+    statistic: float
+    concordant: int
+    discordant: int
+    ties_human: int
+    ties_metric: int
+    ties_both: int
+    n_groups: int = 1
+    group_statistics: np.ndarray | None = None
+
+
+def _variant(variant: str) -> str:
+    variant = _ALIASES.get(str(variant), str(variant))
+    if variant not in VARIANTS:
+        raise ValueError(f"`variant` must be one of {', '.join(VARIANTS)}; got {variant!r}")
+    return variant
+
+
+def _statistic(variant, counts, h, m):
+    c, d, th, tm, thm = counts
+    total = c + d + th + tm + thm
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if variant == "a":
+            return (c - d) / total if total else np.nan
+        if variant == "b":
+            den = np.sqrt(float(c + d + th) * float(c + d + tm))
+            return (c - d) / den if den else np.nan
+        if variant == "c":
+            k = min(len(np.unique(h)), len(np.unique(m)))
+            n = len(h)
+            return 2 * (c - d) / (n**2 * (k - 1) / k) if k > 1 else np.nan
+        if variant == "10":
+            return (c - d - tm) / (c + d + tm) if c + d + tm else np.nan
+        if variant == "13":
+            return (c - d) / (c + d) if c + d else np.nan
+        if variant == "14":
+            return (c - d) / (c + d + tm) if c + d + tm else np.nan
+        if variant == "tau_eq":
+            return (c + thm - d - th - tm) / total if total else np.nan
+        return (c + thm) / total if total else np.nan  # acc_eq
+
+
+def _matrices(human, metric) -> tuple[np.ndarray, np.ndarray]:
+    """Two equally shaped float arrays; DataFrames / Series are aligned by their labels."""
+    if isinstance(human, (pd.DataFrame, pd.Series)) and isinstance(metric, type(human)):
+        same = set(human.index) == set(metric.index)
+        if isinstance(human, pd.DataFrame):
+            same = same and set(human.columns) == set(metric.columns)
+            metric = metric.reindex(index=human.index, columns=human.columns) if same else metric
+        else:
+            metric = metric.reindex(human.index) if same else metric
+        if not same:
+            raise ValueError("`human` and `metric` cover different systems or segments")
+    h = np.asarray(human, dtype=float)
+    m = np.asarray(metric, dtype=float)
+    if h.shape != m.shape:
+        raise ValueError(f"`human` and `metric` must have the same shape; got {h.shape} and {m.shape}")
+    return h, m
+
+
+def _blocks(h: np.ndarray, m: np.ndarray, grouping: str):
+    if grouping == "none":
+        return [(h.ravel(), m.ravel())]
+    if grouping not in ("item", "system"):
+        raise ValueError(f"`grouping` must be 'none', 'item' or 'system'; got {grouping!r}")
+    if h.ndim != 2:
+        raise ValueError(f"grouping={grouping!r} needs a systems x segments matrix; got {h.ndim} dimension(s)")
+    if grouping == "item":
+        return [(h[:, j], m[:, j]) for j in range(h.shape[1])]
+    return [(h[i], m[i]) for i in range(h.shape[0])]
+
+
+def _groups(human, metric, grouping):
+    """Yield (human, metric) vectors per group, dropping cells without a human score."""
+    h, m = _matrices(human, metric)
+    for hg, mg in _blocks(h, m, grouping):
+        keep = ~np.isnan(hg)
+        if np.isnan(mg[keep]).any():
+            raise ValueError(f"`metric` has {int(np.isnan(mg[keep]).sum())} missing score(s) where the human "
+                             "score is present")
+        yield hg[keep], mg[keep]
+
+
+def kendall_tau(human, metric, *, variant: str, epsilon: float = 0.0, grouping: str = "none",
+                threshold: float = 25.0) -> KendallResult:
+    """A Kendall-type statistic between human and metric scores, with explicit tie handling.
+
+    Parameters
+    ----------
+    human, metric : array_like or DataFrame
+        1-D vectors, or systems x segments matrices for ``grouping`` other than ``"none"``.
+        NaN marks a missing human score: such cells are left out (as mt-metrics-eval leaves out
+        gold ``None``); a missing metric score where the human score exists is an error.
+    variant : str
+        One of :data:`VARIANTS` (see the module docstring); ``"23"`` and ``"acc23"`` are accepted
+        as mt-metrics-eval's names for ``tau_eq`` and ``acc_eq``.
+    epsilon : float
+        Metric pairs with ``|m_a - m_b| <= epsilon`` are ties (0: exact ties, computed in
+        O(n log n); otherwise O(n^2) per group).
+    grouping : {"none", "item", "system"}
+        ``"item"`` (group-by-item): one statistic per segment, across systems, then the mean over
+        segments; ``"system"``: one per system, across segments; ``"none"``: all cells at once.
+        Groups with fewer than two cells, or where the statistic is undefined (NaN), are skipped,
+        as in mt-metrics-eval; ``kendall_like`` is micro-averaged (``sum(C - D) / sum(C + D)``).
+    threshold : float
+        For ``kendall_like`` only: minimum human score difference of a pair (25 on raw DA in WMT).
+
+    >>> kendall_tau([1, 2, 2, 3, 4], [2, 1, 1.5, 5, 3], variant="acc_eq").statistic
+    0.6
+    """
+    variant = _variant(variant)
+    epsilon = float(epsilon)
+    if not epsilon >= 0:
+        raise ValueError(f"`epsilon` must be non-negative; got {epsilon}")
+    if variant == "c" and epsilon > 0:
+        raise ValueError("variant 'c' is defined for exact ties only (epsilon = 0)")
+    totals = np.zeros(5, dtype=np.int64)
+    stats_per_group = []
+    for hg, mg in _groups(human, metric, grouping):
+        if len(hg) < 2:
+            stats_per_group.append(np.nan)
+            continue
+        if variant == "kendall_like":
+            c, d = _k._kendall_like_counts(hg, mg, float(threshold))
+            totals[:2] += (c, d)
+            stats_per_group.append((c - d) / (c + d) if c + d else np.nan)
+            continue
+        if epsilon == 0:
+            order = np.lexsort((mg, hg))
+            counts = _k._pair_counts_sorted(hg[order], mg[order])
+        else:
+            counts = _k._pair_counts_epsilon(hg, mg, epsilon)
+        totals += np.asarray(counts)
+        stats_per_group.append(_statistic(variant, counts, hg, mg))
+    per_group = np.asarray(stats_per_group, dtype=float)
+    defined = ~np.isnan(per_group)
+    if variant == "kendall_like":
+        c, d = totals[0], totals[1]
+        statistic = (c - d) / (c + d) if c + d else 0.0
+    else:
+        statistic = float(per_group[defined].mean()) if defined.any() else np.nan
+    return KendallResult(float(statistic), *(int(x) for x in totals), int(defined.sum()),
+                         per_group if grouping != "none" else None)
+
+
+@dataclass(frozen=True)
+class TieCalibrationResult:
+    """``epsilon``: the smallest tie threshold with the best statistic; ``statistic``: that best
+    value; ``epsilons`` and ``values``: the whole curve (0 and every distinct |difference|)."""
+
+    epsilon: float
+    statistic: float
+    epsilons: np.ndarray
+    values: np.ndarray
+    n_pairs: int
+
+
+def tie_calibration(human, metric, *, variant: str = "acc_eq", grouping: str = "item", sample_rate: float = 1.0,
+                    rng=None) -> TieCalibrationResult:
+    """Tie calibration (Deutsch et al. 2023, §5): the tie threshold ``epsilon`` that maximises
+    ``acc_eq`` (or ``tau_eq``), and the statistic it reaches.
+
+    The candidates are 0 and every distinct absolute difference between the metric scores of a
+    pair in a group; the statistic at every candidate is computed in one sweep over the pairs
+    sorted by that difference, O(P log P) for P pairs.  Cells where the human *or* the metric
+    score is missing are left out (as mt-metrics-eval does here).  With ``sample_rate < 1`` each
+    pair is kept with that probability (the paper uses 0.1 without grouping and for
+    group-by-system) and the curve is computed on the sample.  Among equal best values the
+    smallest ``epsilon`` wins (values within 1e-12 count as equal: the running sums round).
+
+    >>> res = tie_calibration([1, 2, 2, 3, 4], [2, 1, 1.5, 5, 3], grouping="none")
+    >>> float(res.epsilon), round(float(res.statistic), 12)
+    (0.5, 0.7)
+    """
+    variant = _variant(variant)
+    if variant not in ("acc_eq", "tau_eq"):
+        raise ValueError(f"tie calibration optimises 'acc_eq' or 'tau_eq'; got variant {variant!r}")
+    if not 0 < sample_rate <= 1:
+        raise ValueError(f"`sample_rate` must be in (0, 1]; got {sample_rate}")
+    h_parts, m_parts, starts = [], [], [0]
+    blocks = _blocks(*_matrices(human, metric), grouping)
+    for hg, mg in blocks:
+        keep = ~(np.isnan(hg) | np.isnan(mg))
+        h_parts.append(hg[keep])
+        m_parts.append(mg[keep])
+        starts.append(starts[-1] + int(keep.sum()))
+    starts = np.asarray(starts, dtype=np.int64)
+    sizes = np.diff(starts)
+    n_all_pairs = int((sizes * (sizes - 1) // 2).sum())
+    if sample_rate < 1:
+        uniform = _as_generator(rng).random(n_all_pairs)
+    else:
+        uniform = np.zeros(n_all_pairs)
+    group, delta, base, tied = _k._calibration_pairs(np.concatenate(h_parts), np.concatenate(m_parts), starts,
+                                                     uniform, float(sample_rate))
+    if len(group) == 0:
+        raise ValueError("no pair of items with both human and metric scores in any group")
+    epsilons, values = _k._calibration_curve(group, delta, base, tied, len(sizes), 0 if variant == "acc_eq" else 1)
+    best = int(np.flatnonzero(values >= values.max() - 1e-12)[0])
+    return TieCalibrationResult(float(epsilons[best]), float(values[best]), epsilons, values, int(len(group)))

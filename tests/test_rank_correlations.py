@@ -1,0 +1,170 @@
+"""Kendall variants and tie calibration: ALGORITHMS §9 TV4, scipy, invariants, errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from spalib import kendall_tau, tie_calibration
+
+
+def counts(res):
+    return res.concordant, res.discordant, res.ties_human, res.ties_metric, res.ties_both
+
+
+def test_tv4_small_vector():
+    h, m = [1, 2, 2, 3, 4], [2, 1, 1.5, 5, 3]
+    assert kendall_tau(h, m, variant="b").statistic == pytest.approx(0.31622776601683794)
+    assert kendall_tau(h, m, variant="c").statistic == pytest.approx(0.32)
+    assert kendall_tau(h, m, variant="tau_eq").statistic == pytest.approx(0.2)
+    assert kendall_tau(h, m, variant="acc_eq").statistic == pytest.approx(0.6)
+    assert kendall_tau(h, m, variant="acc23", epsilon=2).statistic == pytest.approx(0.4)
+
+
+def test_tv4_pair_counts_with_and_without_epsilon():
+    h, m = [1, 1, 1, 2, 2, 3, 4], [1, 1, 2, 2, 4, 3, 3]
+    res = kendall_tau(h, m, variant="tau_eq")
+    assert counts(res) == (13, 2, 3, 2, 1)
+    assert res.statistic == pytest.approx(7 / 21)
+    assert kendall_tau(h, m, variant="acc_eq").statistic == pytest.approx(14 / 21)
+    res = kendall_tau(h, m, variant="tau_eq", epsilon=1)
+    assert counts(res) == (7, 0, 1, 10, 3)
+    assert res.statistic == pytest.approx(-1 / 21)
+    assert kendall_tau(h, m, variant="acc_eq", epsilon=1).statistic == pytest.approx(10 / 21)
+
+
+def test_tv4_all_variants():
+    h, m = [0, 0, -1, -1, -5, -25], [0.9, 0.9, 0.8, 0.7, 0.7, 0.1]
+    expected = {"a": 0.8, "b": 12 / 13, "c": 0.8888888888888888, "10": 11 / 13, "13": 1.0, "14": 12 / 13,
+                "acc_eq": 13 / 15, "tau_eq": 11 / 15}
+    assert counts(kendall_tau(h, m, variant="a")) == (12, 0, 1, 1, 1)
+    for variant, value in expected.items():
+        assert kendall_tau(h, m, variant=variant).statistic == pytest.approx(value), variant
+
+
+def test_tv4_calibration():
+    res = tie_calibration([1, 2, 2, 3, 4], [2, 1, 1.5, 5, 3], grouping="none")
+    np.testing.assert_allclose(res.epsilons, [0, 0.5, 1, 1.5, 2, 3, 3.5, 4])
+    np.testing.assert_allclose(res.values, [0.6, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1])
+    assert res.epsilon == 0.5 and res.statistic == pytest.approx(0.7)
+    tau = tie_calibration([1, 2, 2, 3, 4], [2, 1, 1.5, 5, 3], grouping="none", variant="tau_eq")
+    np.testing.assert_allclose(tau.values, [0.2, 0.4, 0.2, 0, -0.2, -0.4, -0.6, -0.8], atol=1e-12)
+    assert tau.epsilon == 0.5
+    res = tie_calibration([0, 0, -1, -1, -5, -25], [0.9, 0.9, 0.8, 0.7, 0.7, 0.1], grouping="none")
+    assert res.epsilon == 0 and res.statistic == pytest.approx(13 / 15)
+    assert {0.09999999999999998, 0.10000000000000009} <= set(res.epsilons.tolist())
+
+
+def test_tv4_calibration_with_grouping():
+    h, m = [1, 2, 2, 3, 3, 4], [2, 1, 1.5, 5, 3, 2]
+    none = tie_calibration(h, m, grouping="none")
+    assert none.epsilon == 0 and none.statistic == pytest.approx(0.5333333333333333)
+    two_systems_h, two_systems_m = np.reshape(h, (2, 3)), np.reshape(m, (2, 3))
+    sys_ = tie_calibration(two_systems_h, two_systems_m, grouping="system")
+    assert sys_.epsilon == 2.0 and sys_.statistic == pytest.approx(1 / 3)
+    item = tie_calibration(two_systems_h, two_systems_m, grouping="item")
+    assert item.epsilon == 0 and item.statistic == pytest.approx(1.0)
+
+
+def test_reference_tau_optimization_cases():
+    res = tie_calibration([1, 2, 3, 4], [0, 2, 6, 8], grouping="none")
+    np.testing.assert_allclose(res.epsilons, [0, 2, 4, 6, 8])
+    np.testing.assert_allclose(res.values, [1, 4 / 6, 3 / 6, 1 / 6, 0])
+    res = tie_calibration([1, 1, 1, 4], [0, 2, 6, 8], grouping="none")
+    np.testing.assert_allclose(res.values, [3 / 6, 3 / 6, 4 / 6, 4 / 6, 3 / 6])
+    assert res.epsilon == 4 and res.statistic == pytest.approx(4 / 6)
+    nan = np.nan
+    metric = np.array([[0, 5, 2, 3, 2], [nan, 2, 1, 5, 3], [9, 1, 5, 3, 8], [9, 3, 4, 4, 1], [nan] * 5])
+    human = np.array([[1, 5, 2, 1, 1], [4, 2, 2, 1, 4], [5, 9, 2, 8, 7], [7, 6, nan, 3, 2], [nan] * 5])
+    res = tie_calibration(human, metric, grouping="system")  # rows are the groups
+    np.testing.assert_allclose(res.epsilons, np.arange(9))
+    np.testing.assert_allclose(res.values, [0.4666666666666667, 0.4916666666666668, 0.38333333333333347,
+                                            0.29166666666666674, 0.2666666666666667, 0.2, 0.15833333333333335,
+                                            0.15833333333333335, 0.1166666666666667], atol=1e-12)
+    assert res.epsilon == 1
+
+
+def test_kendall_like():
+    assert kendall_tau([10, 11, 100, 150], [2, 1, 4, 3], variant="kendall_like").statistic == pytest.approx(0.6)
+    res = kendall_tau([10, 11, 100, 150], [2, 1, 4, 3], variant="kendall_like", threshold=1)
+    assert res.statistic == pytest.approx(1 / 3) and (res.concordant, res.discordant) == (4, 2)
+    res = kendall_tau([10, np.nan, 100, 150], [2, 1, 4, 3], variant="kendall_like", threshold=1)
+    assert res.statistic == pytest.approx(1 / 3)
+
+
+def test_grouping_averages_groups_and_skips_undefined_ones():
+    gold = np.array([1, 2, 3, 4, 5, 6.0]).reshape(2, 3)
+    metric = np.array([2, 1, 4, 3, 3, 7.0]).reshape(2, 3)
+    assert kendall_tau(gold, metric, variant="b", grouping="none").statistic == pytest.approx(0.5520524474738833)
+    assert kendall_tau(gold, metric, variant="b", grouping="system").statistic == pytest.approx(0.5749149571305296)
+    assert kendall_tau(gold, metric, variant="b", grouping="item").statistic == pytest.approx(1.0)
+    assert kendall_tau(gold, metric, variant="c", grouping="system").statistic == pytest.approx(0.611111111111111)
+    flat = np.array([[2, 2, 2], [4, 5, 6.0]])
+    res = kendall_tau(gold, flat, variant="b", grouping="system")
+    assert res.statistic == 1.0 and res.n_groups == 1 and np.isnan(res.group_statistics[0])
+
+
+samples = st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4)), min_size=2, max_size=40)
+
+
+@settings(max_examples=60, deadline=None)
+@given(samples)
+def test_b_and_c_agree_with_scipy_and_counts_add_up(pairs):
+    h, m = np.array(pairs, dtype=float).T
+    res = kendall_tau(h, m, variant="b")
+    n = len(h)
+    assert sum(counts(res)) == n * (n - 1) // 2
+    slow = kendall_tau(h, m, variant="a", epsilon=0.5)  # integer scores: epsilon 0.5 = exact ties
+    assert counts(slow) == counts(res)
+    expected_b = stats.kendalltau(h, m, variant="b").statistic
+    expected_c = stats.kendalltau(h, m, variant="c").statistic
+    if np.isnan(expected_b):
+        assert np.isnan(res.statistic)
+    else:
+        assert res.statistic == pytest.approx(expected_b)
+        assert kendall_tau(h, m, variant="c").statistic == pytest.approx(expected_c)
+
+
+@settings(max_examples=40, deadline=None)
+@given(samples)
+def test_calibration_curve_matches_direct_computation(pairs):
+    h, m = np.array(pairs, dtype=float).T
+    m = m * 0.5 + np.arange(len(m)) * 1e-3  # distinct differences, some close
+    res = tie_calibration(h, m, grouping="none")
+    for eps, value in zip(res.epsilons, res.values):
+        assert kendall_tau(h, m, variant="acc_eq", epsilon=eps).statistic == pytest.approx(value, abs=1e-9)
+    assert res.statistic == pytest.approx(res.values.max(), abs=1e-12)
+
+
+def test_dataframes_are_aligned_by_labels():
+    h = pd.DataFrame([[1, 2, 3], [3, 2, 1.0]], index=["a", "b"])
+    m = pd.DataFrame([[3, 1, 2], [1, 2, 3.0]], index=["b", "a"])
+    assert kendall_tau(h, m, variant="acc_eq", grouping="item").statistic == pytest.approx(
+        kendall_tau(h.to_numpy(), m.loc[["a", "b"]].to_numpy(), variant="acc_eq", grouping="item").statistic)
+    with pytest.raises(ValueError, match="different systems or segments"):
+        kendall_tau(h, m.rename(index={"a": "c"}), variant="acc_eq")
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(variant="tau"), "`variant` must be one of"),
+    (dict(variant="c", epsilon=1), "variant 'c' is defined for exact ties only"),
+    (dict(variant="b", epsilon=-1), "`epsilon` must be non-negative"),
+    (dict(variant="b", grouping="segment"), "`grouping` must be"),
+    (dict(variant="b", grouping="item"), "needs a systems x segments matrix"),
+])
+def test_bad_input(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        kendall_tau([1, 2, 3], [1, 3, 2], **kwargs)
+
+
+def test_bad_calibration_input():
+    with pytest.raises(ValueError, match="optimises 'acc_eq' or 'tau_eq'"):
+        tie_calibration([1, 2, 3], [1, 3, 2], variant="b", grouping="none")
+    with pytest.raises(ValueError, match="`sample_rate` must be in"):
+        tie_calibration([1, 2, 3], [1, 3, 2], grouping="none", sample_rate=0)
+    with pytest.raises(ValueError, match="missing score"):
+        kendall_tau([1, 2, 3], [1, np.nan, 2], variant="b")
