@@ -20,13 +20,21 @@ from spalib.metametrics import (
     significance_ranks,
     soft_pairwise_accuracy,
 )
-from spalib.rank_correlations import KendallResult, TieCalibrationResult, kendall_tau, tie_calibration
+from spalib.rank_correlations import (
+    KendallResult,
+    PairsTestResult,
+    TieCalibrationResult,
+    kendall_tau,
+    pairs_permutation_test,
+    tie_calibration,
+)
 from spalib.resampling import draw_signs, pairwise_pvalues
 
 __all__ = [
     "pairwise_pvalues", "draw_signs",
     "pairwise_accuracy", "soft_pairwise_accuracy", "compare_metrics", "significance_ranks", "MetricComparison",
     "williams_test", "fisher_z_test", "williams_matrix", "CorrelationTestResult", "WilliamsMatrix",
-    "kendall_tau", "tie_calibration", "KendallResult", "TieCalibrationResult",
+    "kendall_tau", "tie_calibration", "pairs_permutation_test", "KendallResult", "TieCalibrationResult",
+    "PairsTestResult",
 ]
 __version__ = "0.1.0"

@@ -210,3 +210,29 @@ def _calibration_curve(group, delta, base, tied, n_groups, objective):
             curve[size] = value
             size += 1
     return epsilons[:size], curve[:size]
+
+
+@njit(cache=True)
+def _agreement_differences(h, m1, m2, group_starts, eps1, eps2):
+    """For every within-group pair, ``(agree1 - agree2) / (pairs in group)``, where ``agree`` is
+    1 when the metric's pairwise preference (a tie within epsilon) equals the human one."""
+    n_groups = group_starts.shape[0] - 1
+    total = 0
+    for g in range(n_groups):
+        k = group_starts[g + 1] - group_starts[g]
+        total += k * (k - 1) // 2
+    out = np.zeros(total)
+    p = 0
+    for g in range(n_groups):
+        k = group_starts[g + 1] - group_starts[g]
+        weight = 1.0 / (k * (k - 1) // 2) if k > 1 else 0.0
+        for i in range(group_starts[g], group_starts[g + 1]):
+            for j in range(i + 1, group_starts[g + 1]):
+                sh = np.sign(h[i] - h[j])
+                d1 = m1[i] - m1[j]
+                d2 = m2[i] - m2[j]
+                s1 = 0.0 if abs(d1) <= eps1 else np.sign(d1)
+                s2 = 0.0 if abs(d2) <= eps2 else np.sign(d2)
+                out[p] = ((s1 == sh) * 1.0 - (s2 == sh) * 1.0) * weight
+                p += 1
+    return out

@@ -30,9 +30,10 @@ import numpy as np
 import pandas as pd
 
 from spalib import _rank_kernels as _k
-from spalib.resampling import _as_generator
+from spalib.resampling import _as_generator, pairwise_pvalues
 
-__all__ = ["kendall_tau", "tie_calibration", "KendallResult", "TieCalibrationResult", "VARIANTS"]
+__all__ = ["kendall_tau", "tie_calibration", "pairs_permutation_test", "KendallResult", "TieCalibrationResult",
+           "PairsTestResult", "VARIANTS"]
 
 VARIANTS = ("a", "b", "c", "10", "13", "14", "tau_eq", "acc_eq", "kendall_like")
 _ALIASES = {"23": "tau_eq", "acc23": "acc_eq"}
@@ -245,3 +246,77 @@ def tie_calibration(human, metric, *, variant: str = "acc_eq", grouping: str = "
     epsilons, values = _k._calibration_curve(group, delta, base, tied, len(sizes), 0 if variant == "acc_eq" else 1)
     best = int(np.flatnonzero(values >= values.max() - 1e-12)[0])
     return TieCalibrationResult(float(epsilons[best]), float(values[best]), epsilons, values, int(len(group)))
+
+
+@dataclass(frozen=True)
+class PairsTestResult:
+    """``pvalue``: one-sided p-value that metric 1's statistic is higher than metric 2's;
+    ``statistic1``/``statistic2`` with the tie thresholds ``epsilon1``/``epsilon2`` used."""
+
+    statistic1: float
+    statistic2: float
+    epsilon1: float
+    epsilon2: float
+    pvalue: float
+    n_resamples: int
+
+    @property
+    def delta(self) -> float:
+        return self.statistic1 - self.statistic2
+
+
+def pairs_permutation_test(human, metric1, metric2, *, variant: str = "acc_eq", grouping: str = "item",
+                           epsilon1: float | None = None, epsilon2: float | None = None, sample_rate: float = 1.0,
+                           n_resamples: int = 1000, rng=None, method: str = "permutation") -> PairsTestResult:
+    """Is metric 1's tie-aware pairwise accuracy higher than metric 2's? (mt-metrics-eval's
+    ``PairwisePermutationSigDiff``, the WMT23-25 "acc-t" significance test.)
+
+    Each metric keeps its own tie threshold, calibrated once on all the data unless given
+    (``tie_calibration`` with ``sample_rate``).  A draw swaps, independently for every pair of
+    items in every group, which metric's pairwise *verdict* (better / tied / worse) the two
+    hybrid metrics receive; the p-value is the share of draws in which hybrid 1 beats hybrid 2
+    by at least the observed margin (``>=``, no +1).
+
+    Because ``acc_eq`` is a mean over pairs of "the verdict agrees with the human one" (and
+    ``tau_eq = 2 acc_eq - 1``), swapping a pair's verdicts only flips the sign of that pair's
+    difference in agreement: the test is a sign-flip test over the pairs where the two metrics'
+    verdicts differ in correctness, which :func:`spalib.pairwise_pvalues` computes (``method``
+    "permutation", or "exact" for at most 20 such pairs).  mt-metrics-eval draws the swaps with
+    early stopping and checks the stopping rule only on counted draws (a quirk); here all
+    ``n_resamples`` draws are always made, which is cheap.
+
+    Note the argument order: mt-metrics-eval's p-value is for its *second* metric being better.
+    """
+    variant = _variant(variant)
+    if variant not in ("acc_eq", "tau_eq"):
+        raise ValueError(f"the pairs test supports 'acc_eq' and 'tau_eq' (linear in the pairs); got {variant!r}")
+    h, m1 = _matrices(human, metric1)
+    _, m2 = _matrices(human, metric2)
+    if epsilon1 is None:
+        epsilon1 = tie_calibration(h, m1, variant=variant, grouping=grouping, sample_rate=sample_rate, rng=rng).epsilon
+    if epsilon2 is None:
+        epsilon2 = tie_calibration(h, m2, variant=variant, grouping=grouping, sample_rate=sample_rate, rng=rng).epsilon
+    parts, starts = ([], [], []), [0]
+    for (hg, g1), (_, g2) in zip(_blocks(h, m1, grouping), _blocks(h, m2, grouping)):
+        keep = ~(np.isnan(hg) | np.isnan(g1) | np.isnan(g2))
+        for part, values in zip(parts, (hg, g1, g2)):
+            part.append(values[keep])
+        starts.append(starts[-1] + int(keep.sum()))
+    starts = np.asarray(starts, dtype=np.int64)
+    used_groups = int((np.diff(starts) >= 2).sum())
+    if used_groups == 0:
+        raise ValueError("no group has two items scored by the humans and both metrics")
+    diffs = _k._agreement_differences(*(np.concatenate(p) for p in parts), starts, float(epsilon1), float(epsilon2))
+    diffs /= used_groups
+    scale = 2.0 if variant == "tau_eq" else 1.0
+    stat1 = kendall_tau(h, m1, variant=variant, epsilon=epsilon1, grouping=grouping)
+    stat2 = kendall_tau(h, m2, variant=variant, epsilon=epsilon2, grouping=grouping)
+    informative = diffs[diffs != 0]
+    if informative.size == 0:
+        pvalue = 1.0  # the verdicts never differ in correctness: every draw ties the observed 0
+    else:
+        pvalue = float(pairwise_pvalues(np.vstack([scale * informative, np.zeros_like(informative)]),
+                                        n_resamples=n_resamples, rng=_as_generator(rng), method=method,
+                                        precision="float64")[0, 1])
+    return PairsTestResult(stat1.statistic, stat2.statistic, float(epsilon1), float(epsilon2), pvalue,
+                           n_resamples if method == "permutation" else 2 ** informative.size)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -9,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from spalib import kendall_tau, tie_calibration
+from spalib import kendall_tau, pairs_permutation_test, tie_calibration
 
 
 def counts(res):
@@ -168,3 +170,57 @@ def test_bad_calibration_input():
         tie_calibration([1, 2, 3], [1, 3, 2], grouping="none", sample_rate=0)
     with pytest.raises(ValueError, match="missing score"):
         kendall_tau([1, 2, 3], [1, np.nan, 2], variant="b")
+
+
+TV6_GOLD = np.reshape([1, 3, 3, 3, 1, 2, 1, 2], (4, 2)).astype(float)  # 4 systems x 2 items, system-major
+TV6_M1 = np.reshape([2, 4, 6, 6, 2, 6, 3, 7], (4, 2)).astype(float)
+TV6_M2 = np.reshape([1, 5, 4, 4, 4, 3, 2, 1], (4, 2)).astype(float)
+
+
+def brute_force_pairs_test(gold, better, worse, eps_better, eps_worse, tolerance):
+    """Every swap pattern of the pairwise verdicts, item grouping, acc_eq."""
+    def verdicts(x, eps):
+        return np.array([0.0 if abs(x[i, g] - x[j, g]) <= eps else np.sign(x[i, g] - x[j, g])
+                         for g in range(x.shape[1]) for i, j in itertools.combinations(range(x.shape[0]), 2)])
+
+    human, v1, v2 = verdicts(gold, 0), verdicts(better, eps_better), verdicts(worse, eps_worse)
+    per_group = len(human) // gold.shape[1]
+
+    def acc(v):
+        return np.average([np.sum(v[g * per_group:(g + 1) * per_group] == human[g * per_group:(g + 1) * per_group])
+                           / per_group for g in range(gold.shape[1])])
+
+    delta = acc(v1) - acc(v2)
+    hits = [acc(np.where(w, v1, v2)) - acc(np.where(w, v2, v1)) >= delta - tolerance
+            for w in itertools.product([0, 1], repeat=len(human))]
+    return float(np.mean(hits))
+
+
+def test_pairs_permutation_test_tv6_and_the_references_float_quirk():
+    # mt-metrics-eval's p is for its *second* metric (m2) being better: here m2 is metric 1
+    exact = pairs_permutation_test(TV6_GOLD, TV6_M2, TV6_M1, method="exact")
+    assert (exact.epsilon1, exact.epsilon2) == (1.0, 2.0)
+    assert exact.statistic1 == pytest.approx(0.5833333333333333) and exact.statistic2 == pytest.approx(2 / 3)
+    assert exact.delta == pytest.approx(-1 / 12)
+    assert exact.pvalue == brute_force_pairs_test(TV6_GOLD, TV6_M2, TV6_M1, 1.0, 2.0, tolerance=1e-12) == 0.7734375
+    # The reference reports p = 0.635 (1,000 draws, seed 0).  27% of all swap patterns give a margin
+    # exactly equal to the observed one, and its float comparison c2 - c1 >= delta drops those whose
+    # rounding falls below: enumerating with exact float comparisons gives 0.6328, the reference's
+    # value within Monte-Carlo error.  spalib counts such ties, as `>=` intends.
+    ref_style = brute_force_pairs_test(TV6_GOLD, TV6_M2, TV6_M1, 1.0, 2.0, tolerance=0.0)
+    assert ref_style == 0.6328125 and abs(ref_style - 0.635) < 3 * np.sqrt(0.635 * 0.365 / 1000)
+    mc = pairs_permutation_test(TV6_GOLD, TV6_M2, TV6_M1, n_resamples=20_000, rng=np.random.default_rng(0))
+    assert mc.pvalue == pytest.approx(exact.pvalue, abs=0.015)
+
+
+def test_pairs_test_equals_brute_force_on_random_data():
+    rng = np.random.default_rng(5)
+    h = rng.integers(0, 3, size=(3, 3)).astype(float)
+    m1 = h + rng.normal(scale=0.8, size=h.shape)
+    m2 = rng.normal(size=h.shape)
+    res = pairs_permutation_test(h, m1, m2, epsilon1=0.3, epsilon2=0.2, method="exact")
+    assert res.pvalue == brute_force_pairs_test(h, m1, m2, 0.3, 0.2, tolerance=1e-12)
+    assert res.delta == pytest.approx(kendall_tau(h, m1, variant="acc_eq", epsilon=0.3, grouping="item").statistic
+                                      - kendall_tau(h, m2, variant="acc_eq", epsilon=0.2, grouping="item").statistic)
+    with pytest.raises(ValueError, match="supports 'acc_eq' and 'tau_eq'"):
+        pairs_permutation_test(h, m1, m2, variant="b")
