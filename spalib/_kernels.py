@@ -25,12 +25,13 @@ def _lowest_bit():
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def _byte_tables(scores):
     """For every group of 8 segments and every one of the 256 sign patterns of that group, the
     signed sum of each system's scores: ``table[g, m, s] = sum_b (+1 if bit b of m else -1) *
     scores[s, 8g + b]``.  Each row is the sum of a low-nibble and a high-nibble row (16 patterns
-    of 4 segments each), so the 256 rows are independent additions that vectorise."""
+    of 4 segments each), so the 256 rows are independent additions that vectorise; groups are
+    independent, so they run in parallel with the same result on any number of threads."""
     n_systems, n_segments = scores.shape
     n_groups = (n_segments + 7) // 8
     by_segment = np.zeros((8 * n_groups, n_systems))  # zero rows pad the last group
@@ -38,10 +39,10 @@ def _byte_tables(scores):
         for l in range(n_segments):
             by_segment[l, s] = scores[s, l]
     table = np.empty((n_groups, 256, n_systems))
-    low = np.empty((16, n_systems))
-    high = np.empty((16, n_systems))
-    for g in range(n_groups):
+    for g in prange(n_groups):
         base = 8 * g
+        low = np.empty((16, n_systems))
+        high = np.empty((16, n_systems))
         for m in range(16):
             for s in range(n_systems):
                 lo = 0.0
@@ -53,11 +54,8 @@ def _byte_tables(scores):
                 low[m, s] = lo
                 high[m, s] = hi
         for m in range(256):
-            lo_row = low[m & 15]
-            hi_row = high[m >> 4]
-            out = table[g, m]
             for s in range(n_systems):
-                out[s] = lo_row[s] + hi_row[s]
+                table[g, m, s] = low[m & 15, s] + high[m >> 4, s]
     return table
 
 
