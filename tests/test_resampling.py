@@ -157,8 +157,12 @@ def test_same_seed_same_result_and_generators_are_reproducible():
 
 
 def test_results_do_not_depend_on_the_number_of_threads():
-    code = ("import numpy as np, spalib; x = np.random.default_rng(0).random((9, 333)); "
-            "print(repr(spalib.pairwise_pvalues(x, rng=np.random.default_rng(2)).tolist()))")
+    code = ("import numpy as np, pandas as pd, spalib; x = np.random.default_rng(0).random((9, 333)); "
+            "print(repr(spalib.pairwise_pvalues(x, rng=np.random.default_rng(2)).tolist())); "
+            "h = pd.DataFrame(x[:, :40]); ms = {f'm{k}': h + k * 0.3 * pd.DataFrame(np.random.default_rng(k).random((9, 40))) "
+            "for k in range(3)}; "
+            "print(spalib.compare_metrics(h, ms, rng=4, n_resamples=200).pvalues.to_numpy().tolist()); "
+            "print(spalib.compare_metrics(h, ms, rng=4, n_resamples=200, spa_method='normal').pvalues.to_numpy().tolist())")
     outputs = {
         threads: subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                                 env={**os.environ, "NUMBA_NUM_THREADS": str(threads)}).stdout
