@@ -19,7 +19,7 @@ S, L, K = 15, 1300, 1000
 N_PAIRS = S * (S - 1) // 2
 
 
-def best(stmt, number, repeat=7):
+def best(stmt, number, repeat=15):
     return min(timeit.repeat(stmt, number=number, repeat=repeat)) / number
 
 
@@ -36,7 +36,7 @@ def main():
     x, y = scores[0], scores[1]
     t_scipy = best(lambda: stats.permutation_test(
         (x, y), lambda a, b, axis: np.mean(a - b, axis=axis), vectorized=True, permutation_type="samples",
-        n_resamples=K, alternative="greater", rng=0), 3, repeat=3)
+        n_resamples=K, alternative="greater", rng=0), 3, repeat=7)
 
     print(f"all {N_PAIRS} pairs, S={S}, L={L}, K={K}")
     print(f"  NumPy float32 matmul (reference algorithm)    {t_numpy * 1e3:8.2f} ms")

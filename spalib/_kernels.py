@@ -128,18 +128,24 @@ def _pair_pvalues(null, observed, mid, tol):
 
 
 @njit(cache=True)
-def _reference_signs(uniform):
-    """mt-metrics-eval's signs from its float32 uniforms: ``2 * rint(u) - 1`` (+1 iff u > 0.5,
-    rint rounding 0.5 down to 0), both as a float32 matrix and packed as bits."""
+def _uniform_to_signs(uniform):
+    """mt-metrics-eval's signs from its float32 uniforms, in place: ``2 * rint(u) - 1`` (+1 iff
+    u > 0.5, rint rounding 0.5 down to 0); branch-free, the signs are coin flips."""
     n_perm, n_segments = uniform.shape
-    signs = np.empty((n_perm, n_segments), dtype=np.float32)
+    for k in range(n_perm):
+        for l in range(n_segments):
+            uniform[k, l] = 2.0 * np.float32(uniform[k, l] > 0.5) - 1.0
+
+
+@njit(cache=True)
+def _pack_signs(signs):
+    """A ±1 sign matrix packed as bits (bit b of byte g = segment 8g+b, set = +1)."""
+    n_perm, n_segments = signs.shape
     packed = np.zeros((n_perm, (n_segments + 7) // 8), dtype=np.uint8)
     for k in range(n_perm):
         for l in range(n_segments):
-            plus = np.uint8(uniform[k, l] > 0.5)  # branch-free: the signs are coin flips
-            signs[k, l] = 2.0 * plus - 1.0
-            packed[k, l >> 3] |= plus << np.uint8(l & 7)
-    return signs, packed
+            packed[k, l >> 3] |= np.uint8(signs[k, l] > 0) << np.uint8(l & 7)
+    return packed
 
 
 @njit(cache=True)

@@ -34,17 +34,26 @@ class SignMatrix:
 
     ``packed`` holds the signs as bits (``uint8``, eight segments per byte, bit set = +1).
     ``reference`` holds the float32 ±1 matrix when the signs were drawn with the reference
-    recipe, which the float32 path multiplies exactly as mt-metrics-eval does.
+    recipe, which the float32 path multiplies exactly as mt-metrics-eval does; the packed form
+    of such signs is built only if a float64 computation asks for it.
     """
 
-    def __init__(self, packed: np.ndarray, n_segments: int, reference: np.ndarray | None = None):
-        self.packed = packed
+    def __init__(self, n_segments: int, *, packed: np.ndarray | None = None, reference: np.ndarray | None = None):
+        if (packed is None) == (reference is None):
+            raise ValueError("give either packed signs or the reference's float32 sign matrix")
         self.n_segments = n_segments
+        self._packed = packed
         self.reference = reference
 
     @property
     def n_resamples(self) -> int:
-        return self.packed.shape[0]
+        return (self._packed if self._packed is not None else self.reference).shape[0]
+
+    @property
+    def packed(self) -> np.ndarray:
+        if self._packed is None:
+            self._packed = _kernels._pack_signs(self.reference)
+        return self._packed
 
 
 def _as_generator(rng) -> np.random.Generator:
@@ -66,13 +75,13 @@ def draw_signs(n_resamples: int, n_segments: int, rng=None) -> SignMatrix:
     _check_positive_int(n_resamples, "n_resamples")
     _check_positive_int(n_segments, "n_segments")
     if _is_seed(rng):
-        uniform = np.random.default_rng(rng).random((n_resamples, n_segments), dtype=np.float32)
-        reference, packed = _kernels._reference_signs(uniform)
-        return SignMatrix(packed, n_segments, reference)
+        signs = np.random.default_rng(rng).random((n_resamples, n_segments), dtype=np.float32)
+        _kernels._uniform_to_signs(signs)  # in place, as the reference does with np.rint
+        return SignMatrix(n_segments, reference=signs)
     generator = _as_generator(rng)
     n_bytes = (n_segments + 7) // 8
     packed = generator.integers(0, 256, size=(n_resamples, n_bytes), dtype=np.uint8)
-    return SignMatrix(packed, n_segments)
+    return SignMatrix(n_segments, packed=packed)
 
 
 def _is_seed(rng) -> bool:
@@ -157,7 +166,7 @@ def pairwise_pvalues(scores, *, n_resamples: int = 1000, rng=None, method: str =
         if x.shape[1] > MAX_EXACT_SEGMENTS:
             raise ValueError(f"method='exact' enumerates 2**L sign patterns; L = {x.shape[1]} is over "
                              f"the limit of {MAX_EXACT_SEGMENTS} segments")
-        signs = SignMatrix(_kernels._all_patterns(x.shape[1]), x.shape[1])
+        signs = SignMatrix(x.shape[1], packed=_kernels._all_patterns(x.shape[1]))
     elif method == "permutation":
         if signs is None:
             signs = draw_signs(n_resamples, x.shape[1], rng)
