@@ -601,6 +601,21 @@ def read_mqm_avg_seg_scores(path: Path | str) -> pd.DataFrame:
                          "mqm": _to_float(scores, path, numbers, allow_none=True)})
 
 
+def _table(lines: list[str], where, columns: list[str], *, sep: str | None) -> tuple[pd.DataFrame, list[int]]:
+    """A delimited table with a known header: the rows as strings, and their line numbers."""
+    header = lines[0].split() if lines else []  # some releases separate the header by spaces, the rows by tabs
+    if header != columns:
+        raise ValueError(f"{where}:1: expected header {columns}, found {header}")
+    rows, numbers = [], []
+    for k, line in enumerate(lines[1:], start=2):
+        fields = line.split(sep)
+        if len(fields) != len(columns):
+            raise ValueError(f"{where}:{k}: expected {len(columns)} fields, found {len(fields)}")
+        rows.append(fields)
+        numbers.append(k)
+    return pd.DataFrame(rows, columns=columns), numbers
+
+
 # --- WMT12 (Graham & Baldwin 2014 example data) ---------------------------------------------
 
 def load_wmt12(lp: str = "es-en", *, multi: bool = True, root: Path | str | None = None):
@@ -633,12 +648,9 @@ def load_wmt12(lp: str = "es-en", *, multi: bool = True, root: Path | str | None
 
 
 def _read_wmt12_file(path: Path, lp: str) -> dict[str, dict[str, float]]:
+    frame, numbers = _space_table(path, ["METRIC", "LP", "TESTSET", "SYSTEM", "SCORE"], sep="\t")
     out: dict[str, dict[str, float]] = {}
-    fields_iter = _split_fields(path, 5, header=True)
-    header = _lines(path)[0].split("\t")
-    if header != ["METRIC", "LP", "TESTSET", "SYSTEM", "SCORE"]:
-        raise ValueError(f"{path}:1: unexpected header {header}")
-    for k, (metric, row_lp, _, system, score) in fields_iter:
+    for k, metric, row_lp, system, score in zip(numbers, frame["METRIC"], frame["LP"], frame["SYSTEM"], frame["SCORE"]):
         if row_lp != lp:
             continue
         scores = out.setdefault(metric, {})
@@ -683,25 +695,17 @@ def _tar_member(archive: Path, member: str) -> str:
 
 
 def _parse_lp_sys_sid_human(text: str, where: str, sep: str | None) -> pd.DataFrame:
-    lines = text.rstrip("\n").split("\n")
-    header = lines[0].split(sep)
-    if header != ["LP", "SYSTEM", "SID", "HUMAN"]:
-        raise ValueError(f"{where}:1: expected header LP SYSTEM SID HUMAN, found {header}")
-    rows, numbers = [], []
-    for k, line in enumerate(lines[1:], start=2):
-        fields = line.split(sep)
-        if len(fields) != 4:
-            raise ValueError(f"{where}:{k}: expected 4 fields, found {len(fields)}")
-        if not fields[2].isdigit():
-            raise ValueError(f"{where}:{k}: SID {fields[2]!r} is not a non-negative integer")
-        rows.append(fields)
-        numbers.append(k)
-    frame = pd.DataFrame(rows, columns=["lp", "system", "sid", "human"])
+    frame, numbers = _table(text.rstrip("\n").split("\n"), where, ["LP", "SYSTEM", "SID", "HUMAN"], sep=sep)
+    frame.columns = ["lp", "system", "sid", "human"]
+    bad = ~frame["sid"].str.isdigit()
+    if bad.any():
+        k = int(np.argmax(bad.to_numpy()))
+        raise ValueError(f"{where}:{numbers[k]}: SID {frame['sid'].iloc[k]!r} is not a non-negative integer")
     frame["sid"] = frame["sid"].astype(int)
     frame["human"] = _to_float(list(frame["human"]), Path(where), numbers, allow_none=False)
     dup = frame.duplicated(["system", "sid"])
     if dup.any():
-        raise ValueError(f"{where}:{numbers[int(np.argmax(dup))]}: (system, SID) repeated")
+        raise ValueError(f"{where}:{numbers[int(np.argmax(dup.to_numpy()))]}: (system, SID) repeated")
     return frame
 
 
@@ -749,18 +753,7 @@ def load_wmt13_texts(lp: str, *, tokenized: bool = False, root: Path | str | Non
 # --- WMT17-22 DA ----------------------------------------------------------------------------
 
 def _space_table(path: Path, columns: list[str], *, sep: str | None = None) -> tuple[pd.DataFrame, list[int]]:
-    lines = _lines(_resolve(path))
-    header = lines[0].split()  # some releases separate the header by spaces, the rows by tabs
-    if header != columns:
-        raise ValueError(f"{path}:1: expected header {columns}, found {header}")
-    rows, numbers = [], []
-    for k, line in enumerate(lines[1:], start=2):
-        fields = line.split(sep)
-        if len(fields) != len(columns):
-            raise ValueError(f"{path}:{k}: expected {len(columns)} fields, found {len(fields)}")
-        rows.append(fields)
-        numbers.append(k)
-    return pd.DataFrame(rows, columns=columns), numbers
+    return _table(_lines(_resolve(path)), path, columns, sep=sep)
 
 
 def load_wmt17_da(level: str = "seg", *, root: Path | str | None = None) -> pd.DataFrame:

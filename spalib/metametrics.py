@@ -15,6 +15,7 @@ from tqdm import tqdm
 
 from spalib import _kernels
 from spalib.resampling import _as_generator, _is_seed, _score_matrix, draw_signs, pairwise_pvalues
+from spalib.resampling import _tie_tolerance as _matrix_tie_tolerance
 
 __all__ = ["pairwise_accuracy", "soft_pairwise_accuracy", "compare_metrics", "significance_ranks",
            "MetricComparison"]
@@ -323,8 +324,8 @@ def _swap_masks(rng: np.random.Generator, permutation: str, size: int, n_systems
 
 
 def _tie_tolerance(metrics: dict) -> float:
-    """As in :mod:`spalib.resampling`: far above float64 rounding of sums, far below real gaps."""
-    return 1e-11 * max(float(np.abs(m).sum(axis=1).max()) for m in metrics.values())
+    """The tolerance of :mod:`spalib.resampling`, large enough for every metric of the comparison."""
+    return max(_matrix_tie_tolerance(m) for m in metrics.values())
 
 
 def _early_stopping_rule(early_stopping, n_resamples: int) -> tuple[int, float, float]:
