@@ -2,7 +2,9 @@
 
 The companion library of the *spa-book*: paired permutation tests for every system pair, pairwise
 accuracy and Soft Pairwise Accuracy, the significance of metric differences (PERM-BOTH,
-significance clusters), and the Williams test for dependent correlations, with readers for the
+significance clusters), the Williams test for dependent correlations, and Wei & Jia's
+bias-variance-noise decomposition of system-level pairwise error (with corpus BLEU, chrF and TER
+recomputed from sacrebleu statistics in :mod:`spalib.corpus_metrics`), with readers for the
 published WMT data in :mod:`spalib.data`.
 """
 
@@ -12,6 +14,16 @@ from spalib.correlation_tests import (
     fisher_z_test,
     williams_matrix,
     williams_test,
+)
+from spalib.error_decomposition import (
+    ErrorDecomposition,
+    PerfectAnnotator,
+    SystemBootstrap,
+    bootstrap_system_scores,
+    decompose_pairwise_error,
+    judgements_for_power,
+    perfect_annotator,
+    system_pairs,
 )
 from spalib.metametrics import (
     MetricComparison,
@@ -36,5 +48,7 @@ __all__ = [
     "williams_test", "fisher_z_test", "williams_matrix", "CorrelationTestResult", "WilliamsMatrix",
     "kendall_tau", "tie_calibration", "pairs_permutation_test", "KendallResult", "TieCalibrationResult",
     "PairsTestResult",
+    "bootstrap_system_scores", "system_pairs", "decompose_pairwise_error", "perfect_annotator",
+    "judgements_for_power", "SystemBootstrap", "ErrorDecomposition", "PerfectAnnotator",
 ]
 __version__ = "0.1.0"

@@ -156,7 +156,47 @@ def _wmt_da_files() -> tuple[RemoteFile, ...]:
             for name in (f"ad-{src}en-good-stnd-redup.csv", f"ad-{src}en-trk-mean-sd.txt",
                          f"ad-seg-scores-{src}-en.csv", f"ad-sys-scores-{src}-en.csv"):
                 files.append(_github(repo, commit, f"{sub}/{name}", f"{year}/newstest{year}-toen/{name}"))
+        testset = "newstest2021" if year == 2021 else "generaltest2022"
+        for lp, (refs, systems) in _WMT2X_TOEN_TEXTS[year].items():
+            names = [f"sources/{testset}.{lp}.src.{lp.split('-')[0]}"]
+            names += [f"references/{testset}.{lp}.ref.{ref}.en" for ref in refs.split()]
+            names += [f"system-outputs/{testset}.{lp}.hyp.{system}.en" for system in systems.split()]
+            files += [_github(repo, commit, f"txt/{name}", f"{year}/txt/{name}") for name in names]
     return tuple(files)
+
+
+# The texts of the to-English test sets (for sacrebleu metrics on the DA-judged outputs):
+# language pair -> (references, system outputs), as published in the news-systems repositories.
+_WMT2X_TOEN_TEXTS = {
+    2021: {
+        "cs-en": ("A B", "CUNI-DocTransformer CUNI-Transformer2018 Facebook-AI Online-A Online-B Online-G Online-W "
+                         "Online-Y"),
+        "de-en": ("A B", "Borderline Facebook-AI HuaweiTSC ICL Manifold NVIDIA-NeMo Online-A Online-B Online-G "
+                         "Online-W Online-Y P3AI SMU UEdin UF VolcTrans-AT VolcTrans-GLAT Watermelon happypoet"),
+        "ha-en": ("A", "AMU Facebook-AI GTCOM HuaweiTSC MS-EgDC Manifold NiuTrans Online-B Online-Y P3AI TRANSSION "
+                       "TWB UEdin ZMT"),
+        "is-en": ("A", "Allegro.eu Facebook-AI HuaweiTSC Manifold Mideind NiuTrans Online-A Online-B Online-G Online-Y"),
+        "ja-en": ("A", "Facebook-AI HuaweiTSC IIE-MT Illini KwaiNLP MiSS NiuTrans Online-A Online-B Online-G Online-W "
+                       "Online-Y WeChat-AI XMU capitalmarvel movelikeajaguar"),
+        "ru-en": ("A B", "AFRL Facebook-AI Manifold NVIDIA-NeMo NiuTrans Online-A Online-B Online-G Online-W Online-Y"),
+        "zh-en": ("A", "Borderline DIDI-NLP Facebook-AI HappyNewYear HuaweiTSC ICL IIE-MT KwaiNLP Machine_Translation "
+                       "MiSS NJUSC_TSC NiuTrans Online-A Online-B Online-G Online-W Online-Y P3AI SMU UF XMU "
+                       "ZengHuiMT yyds"),
+    },
+    2022: {
+        "cs-en": ("B C", "ALMAnaCH-Inria CUNI-DocTransformer CUNI-Transformer JDExploreAcademy Lan-Bridge Online-A "
+                         "Online-B Online-G Online-W Online-Y SHOPLINE-PL"),
+        "de-en": ("A B", "JDExploreAcademy LT22 Lan-Bridge Online-A Online-B Online-G Online-W Online-Y PROMT"),
+        "ja-en": ("A", "AISP-SJTU AIST DLUT JDExploreAcademy KYB Lan-Bridge LanguageX NAIST-NICT-TIT NT5 Online-A "
+                       "Online-B Online-G Online-W Online-Y"),
+        "liv-en": ("A", "HuaweiTSC Liv4ever NiuTrans TAL-SJTU TartuNLP"),
+        "ru-en": ("A", "ALMAnaCH-Inria HuaweiTSC JDExploreAcademy Lan-Bridge Online-A Online-B Online-G Online-W "
+                       "Online-Y SRPOL"),
+        "uk-en": ("A", "ALMAnaCH-Inria ARC-NKUA GTCOM HuaweiTSC Lan-Bridge Online-A Online-B Online-G Online-Y PROMT"),
+        "zh-en": ("A B", "AISP-SJTU DLUT HuaweiTSC JDExploreAcademy Lan-Bridge LanguageX NiuTrans Online-A Online-B "
+                         "Online-G Online-W Online-Y"),
+    },
+}
 
 
 DATASETS: dict[str, DatasetSource] = {
@@ -202,6 +242,7 @@ DATASETS: dict[str, DatasetSource] = {
     ),
     "wmt-da": DatasetSource(
         "wmt-da", _wmt_da_files(),
-        "WMT17-19 DA files of the metrics-task packages, WMT20 DA, WMT21/22 to-English individual DA judgements.",
+        "WMT17-19 DA files of the metrics-task packages, WMT20 DA, WMT21/22 to-English individual DA judgements "
+        "with the sources, references and system outputs they judge.",
     ),
 }

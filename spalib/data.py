@@ -36,7 +36,8 @@ __all__ = [
     "EvalSet", "load_mtme", "MTME_META", "complete_segments", "read_seg_score_file", "segment_task",
     "SegmentTask",
     "load_wmt12", "read_williams_results", "load_wmt13_da", "load_wmt13_texts", "load_wmt17_da", "load_wmt17_testset", "load_wmt20_da", "load_wmt_da_judgements",
-    "load_wmt_da_seg_scores", "read_mqm_tsv", "score_mqm", "mqm_weight", "MQM_WEIGHTS",
+    "load_wmt_da_seg_scores", "read_worker_mean_sd", "WMT_TOEN_DA_LPS", "ToEnglishTexts", "load_wmt_toen_texts",
+    "da_output_names", "ToEnglishDA", "load_wmt_toen_da", "read_mqm_tsv", "score_mqm", "mqm_weight", "MQM_WEIGHTS",
     "read_mqm_avg_seg_scores",
 ]
 
@@ -826,27 +827,93 @@ def load_wmt20_da(lp: str, level: str = "seg", *, root: Path | str | None = None
     raise ValueError(f"`level` must be 'seg' or 'sys'; got {level!r}")
 
 
+WMT_TOEN_DA_LPS = {
+    2021: ("cs-en", "de-en", "ha-en", "is-en", "ja-en", "ru-en"),
+    2022: ("cs-en", "de-en", "ja-en", "lv-en", "ru-en", "uk-en", "zh-en"),
+}
+"""The WMT21/22 to-English pairs whose individual DA judgements are public (WMT21 zh-en's are not)."""
+
+_TOEN_TESTSET = {2021: "newstest2021", 2022: "generaltest2022"}
+_TEXT_LP = {"lv-en": "liv-en"}  # the WMT22 DA files spell Livonian `lv`, the texts `liv`
+
+
 def _toen_folder(year: int, root) -> Path:
-    if year not in (2021, 2022):
+    if year not in WMT_TOEN_DA_LPS:
         raise ValueError(f"`year` must be 2021 or 2022; got {year!r}")
     return (Path(root) if root is not None else dataset_path("wmt-da")) / str(year) / f"newstest{year}-toen"
 
 
+def _check_toen_lp(year: int, lp: str) -> None:
+    if lp not in WMT_TOEN_DA_LPS[year] and not (year == 2021 and lp == "zh-en"):
+        raise ValueError(f"`lp` must be one of {', '.join(WMT_TOEN_DA_LPS[year])} for {year}; got {lp!r}")
+
+
+def read_worker_mean_sd(path: Path | str) -> pd.DataFrame:
+    """Per-worker mean and standard deviation of raw DA scores, as printed by R.
+
+    The ``ad-<sl>en-trk-mean-sd.txt`` files hold three lines per worker: ``[1] "M0403"``, the mean
+    and the sd of that worker's raw 0-100 scores (``NA`` for a worker with one score).
+    Columns: worker, mean, sd (NaN for ``NA``).
+    """
+    path = _resolve(Path(path))
+    lines = _lines(path)
+    if not lines or len(lines) % 3:
+        raise ValueError(f"{path}: expected three lines per worker, found {len(lines)} lines")
+    workers, means, sds = [], [], []
+    for k in range(0, len(lines), 3):
+        name = lines[k].removeprefix('[1] "').removesuffix('"')
+        if not lines[k].startswith('[1] "') or name == lines[k] or not name:
+            raise ValueError(f"{path}:{k + 1}: expected a worker id like [1] \"M0403\", found {lines[k]!r}")
+        for offset, out in ((1, means), (2, sds)):
+            field = lines[k + offset].removeprefix("[1] ")
+            if field == lines[k + offset]:
+                raise ValueError(f"{path}:{k + offset + 1}: expected '[1] <number>', found {lines[k + offset]!r}")
+            out.append(np.nan if field == "NA" else _to_float([field], path, [k + offset + 1], allow_none=False)[0])
+        workers.append(name)
+    frame = pd.DataFrame({"worker": workers, "mean": means, "sd": sds})
+    dup = frame["worker"].duplicated()
+    if dup.any():
+        raise ValueError(f"{path}:{3 * int(np.argmax(dup.to_numpy())) + 1}: worker {frame['worker'][dup].iloc[0]!r} repeated")
+    return frame
+
+
 def load_wmt_da_judgements(year: int, lp: str, *, root: Path | str | None = None) -> pd.DataFrame:
-    """Individual WMT21/22 to-English crowd DA judgements (one row per judgement, z-scored per
-    worker; ``type`` is SYSTEM, REPEAT, REF or BAD_REF).  Columns as published, lower-cased."""
+    """Individual WMT21/22 to-English crowd DA judgements, one row per judgement.
+
+    Columns as published, lower-cased where the file has them (``score`` is the judgement
+    z-scored by its worker; ``type`` is SYSTEM, REPEAT, REF or BAD_REF), plus ``raw``: the 0-100
+    score recovered as ``score * sd + mean`` from the worker's ``ad-<sl>en-trk-mean-sd.txt``
+    entry.  Averaged over SYSTEM and REPEAT rows, ``raw`` and ``score`` reproduce the published
+    ``ad-seg-scores`` means exactly.  A judgement whose worker has no finite mean and sd is an error.
+    """
+    _check_toen_lp(year, lp)
     src, tgt = lp.split("-")
-    path = _toen_folder(year, root) / f"ad-{src}{tgt}-good-stnd-redup.csv"
+    folder = _toen_folder(year, root)
+    path = folder / f"ad-{src}{tgt}-good-stnd-redup.csv"
     columns = ["HITId", "WorkerId", "Input.src", "Input.trg", "Input.item", "hit", "sys_id", "rid",
                "type", "sid", "score", "time"]
     frame, numbers = _space_table(path, columns, sep="\t")
     frame["score"] = _to_float(list(frame["score"]), path, numbers, allow_none=False)
+    bad = ~frame["sid"].str.isdigit()
+    if bad.any():
+        k = int(np.argmax(bad.to_numpy()))
+        raise ValueError(f"{path}:{numbers[k]}: sid {frame['sid'].iloc[k]!r} is not a non-negative integer")
     frame["sid"] = frame["sid"].astype(int)
+    workers = read_worker_mean_sd(folder / f"ad-{src}{tgt}-trk-mean-sd.txt").set_index("worker")
+    mean = frame["WorkerId"].map(workers["mean"]).to_numpy()
+    sd = frame["WorkerId"].map(workers["sd"]).to_numpy()
+    unknown = ~(np.isfinite(mean) & np.isfinite(sd))
+    if unknown.any():
+        k = int(np.argmax(unknown))
+        raise ValueError(f"{path}:{numbers[k]}: worker {frame['WorkerId'].iloc[k]!r} has no finite mean and sd "
+                         f"in ad-{src}{tgt}-trk-mean-sd.txt")
+    frame["raw"] = frame["score"].to_numpy() * sd + mean
     return frame
 
 
 def load_wmt_da_seg_scores(year: int, lp: str, *, root: Path | str | None = None) -> pd.DataFrame:
     """Per-(system, segment) WMT21/22 DA means: columns system, sid, raw, z, n."""
+    _check_toen_lp(year, lp)
     path = _toen_folder(year, root) / f"ad-seg-scores-{lp}.csv"
     frame, numbers = _space_table(path, ["SYS", "SID", "RAW.SCR", "Z.SCR", "N"], sep=None)
     out = pd.DataFrame({
@@ -857,6 +924,146 @@ def load_wmt_da_seg_scores(year: int, lp: str, *, root: Path | str | None = None
         "n": frame["N"].astype(int),
     })
     return out
+
+
+@dataclass(frozen=True)
+class ToEnglishTexts:
+    """Sources, references and system outputs of one WMT21/22 to-English test set, line-aligned
+    (line n is segment id n of the DA files)."""
+
+    year: int
+    lp: str
+    source: list[str]
+    references: dict[str, list[str]]
+    outputs: dict[str, list[str]]
+
+    @property
+    def std_ref(self) -> str:
+        """The reference the book scores metrics against: the first published one (A; B for WMT22 cs-en)."""
+        return min(self.references)
+
+
+def load_wmt_toen_texts(year: int, lp: str, *, root: Path | str | None = None) -> ToEnglishTexts:
+    """The texts of a WMT21/22 to-English test set: sources, every reference, every system output.
+
+    Every file must have as many lines as the source (a file that does not is an error naming it).
+    """
+    _check_toen_lp(year, lp)
+    text_lp = _TEXT_LP.get(lp, lp)
+    folder = (Path(root) if root is not None else dataset_path("wmt-da")) / str(year) / "txt"
+    stem = f"{_TOEN_TESTSET[year]}.{text_lp}"
+    source = _lines(folder / "sources" / f"{stem}.src.{text_lp.split('-')[0]}")
+
+    def named(sub: str, kind: str) -> dict[str, list[str]]:
+        out = {}
+        for path in sorted((folder / sub).glob(f"{stem}.{kind}.*.en*")):
+            name = path.name.removesuffix(".gz").removeprefix(f"{stem}.{kind}.").removesuffix(".en")
+            lines = _lines(path)
+            if len(lines) != len(source):
+                raise ValueError(f"{path}: {len(lines)} lines, the source has {len(source)}")
+            out[name] = lines
+        if not out:
+            raise FileNotFoundError(f"no {stem}.{kind}.*.en files in {folder / sub}")
+        return out
+
+    return ToEnglishTexts(year, lp, source, named("references", "ref"), named("system-outputs", "hyp"))
+
+
+def da_output_names(da_systems, output_systems) -> dict[str, str | None]:
+    """Join DA system names to output-file names, checking every join.
+
+    DA names carry a submission id (``XMU.17``), output files do not (``XMU``): the id is stripped.
+    WMT21's ``Nemo`` is the output ``NVIDIA-NeMo``.  ``HUMAN`` systems (human translations) map to
+    ``None``.  A DA system with no output, or two DA systems with the same output, is an error.
+    """
+    outputs = set(output_systems)
+    joined: dict[str, str | None] = {}
+    for name in da_systems:
+        base = name.rsplit(".", 1)[0] if name.rsplit(".", 1)[-1].isdigit() else name
+        if base.startswith("HUMAN"):
+            joined[name] = None
+        elif base in outputs:
+            joined[name] = base
+        elif base == "Nemo" and "NVIDIA-NeMo" in outputs:
+            joined[name] = "NVIDIA-NeMo"
+        else:
+            raise ValueError(f"DA system {name!r} has no system output (outputs: {', '.join(sorted(outputs))})")
+    taken = [o for o in joined.values() if o is not None]
+    if len(taken) != len(set(taken)):
+        raise ValueError(f"two DA systems join the same output: {sorted(joined.items(), key=str)}")
+    return joined
+
+
+@dataclass(frozen=True)
+class ToEnglishDA:
+    """WMT21/22 to-English crowd DA judgements joined to the outputs they judge.
+
+    ``judgements``: one row per judgement kept: year, lp, system (output name), sid, worker,
+    type, z, raw, output (row of ``outputs``).  ``outputs``: one row per judged system output:
+    year, lp, system, sid, hypothesis, reference (the test set's :attr:`ToEnglishTexts.std_ref`).
+    ``dropped``: what was left out and why (judgement types not asked for, human translations),
+    with the number of judgements.
+    """
+
+    judgements: pd.DataFrame
+    outputs: pd.DataFrame
+    dropped: pd.DataFrame
+
+
+def load_wmt_toen_da(years=(2021, 2022), *, lps=None, types=("SYSTEM", "REPEAT"),
+                     root: Path | str | None = None) -> ToEnglishDA:
+    """Every public WMT21/22 to-English DA judgement with the system output it judges.
+
+    Parameters
+    ----------
+    years : iterable of {2021, 2022}
+    lps : iterable of str, optional
+        Language pairs (default: all of :data:`WMT_TOEN_DA_LPS` for each year).
+    types : iterable of str
+        Judgement types to keep.  SYSTEM and REPEAT (the default) are the rows WMT averages into
+        its segment and system scores; REF and BAD_REF are quality-control items.
+    """
+    years = tuple(years)
+    types = (types,) if isinstance(types, str) else tuple(types)
+    known = {"SYSTEM", "REPEAT", "REF", "BAD_REF"}
+    if not types or set(types) - known:
+        raise ValueError(f"`types` must be a non-empty subset of {sorted(known)}; got {types!r}")
+    frames, outputs, dropped = [], [], []
+    for year in years:
+        if year not in WMT_TOEN_DA_LPS:
+            raise ValueError(f"`years` must hold 2021 and/or 2022; got {year!r}")
+        year_lps = WMT_TOEN_DA_LPS[year] if lps is None else [lp for lp in lps if lp in WMT_TOEN_DA_LPS[year]]
+        for lp in year_lps:
+            raw = load_wmt_da_judgements(year, lp, root=root)
+            texts = load_wmt_toen_texts(year, lp, root=root)
+            for kind, count in raw.loc[~raw["type"].isin(types), "type"].value_counts().sort_index().items():
+                dropped.append({"year": year, "lp": lp, "what": f"{kind} judgements", "judgements": int(count)})
+            kept = raw[raw["type"].isin(types)]
+            names = da_output_names(sorted(kept["sys_id"].unique()), texts.outputs)
+            system = kept["sys_id"].map(names)
+            for da_name in sorted(n for n, o in names.items() if o is None):
+                dropped.append({"year": year, "lp": lp, "what": f"{da_name} (human translation)",
+                                "judgements": int((kept["sys_id"] == da_name).sum())})
+            kept = kept.assign(system=system)[system.notna().to_numpy()]
+            out_of_range = (kept["sid"] < 1) | (kept["sid"] > len(texts.source))
+            if out_of_range.any():
+                raise ValueError(f"{_toen_folder(year, root)}: {lp} judges segment {int(kept['sid'][out_of_range].iloc[0])}, "
+                                 f"outside the test set's 1-{len(texts.source)}")
+            judged = kept[["system", "sid"]].drop_duplicates().sort_values(["system", "sid"])
+            judged = judged.assign(
+                year=year, lp=lp,
+                hypothesis=[texts.outputs[s][i - 1] for s, i in zip(judged["system"], judged["sid"])],
+                reference=[texts.references[texts.std_ref][i - 1] for i in judged["sid"]])
+            outputs.append(judged[["year", "lp", "system", "sid", "hypothesis", "reference"]])
+            frames.append(pd.DataFrame({"year": year, "lp": lp, "system": kept["system"], "sid": kept["sid"],
+                                        "worker": kept["WorkerId"], "type": kept["type"],
+                                        "z": kept["score"], "raw": kept["raw"]}))
+    outputs_frame = pd.concat(outputs, ignore_index=True)
+    judgements = pd.concat(frames, ignore_index=True)
+    index = pd.MultiIndex.from_frame(outputs_frame[["year", "lp", "system", "sid"]])
+    judgements["output"] = index.get_indexer(pd.MultiIndex.from_frame(judgements[["year", "lp", "system", "sid"]]))
+    return ToEnglishDA(judgements, outputs_frame,
+                       pd.DataFrame(dropped, columns=["year", "lp", "what", "judgements"]))
 
 
 # --- command line ----------------------------------------------------------------------------

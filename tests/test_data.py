@@ -378,3 +378,86 @@ def test_wmt20_da():
     assert sys_["system"].is_unique and len(sys_) >= 7
     with pytest.raises(ValueError, match="`level` must be"):
         data.load_wmt20_da("de-en", level="doc")
+
+
+# --- WMT21/22 to-English DA with texts (Wei & Jia) -------------------------------------------
+
+def test_raw_da_scores_reproduce_the_published_segment_means():
+    judgements = data.load_wmt_da_judgements(2022, "zh-en")
+    kept = judgements[judgements["type"].isin(["SYSTEM", "REPEAT"])]
+    means = kept.rename(columns={"sys_id": "system"}).groupby(["system", "sid"]).agg(raw=("raw", "mean"), z=("score", "mean"), n=("raw", "size"))
+    seg = data.load_wmt_da_seg_scores(2022, "zh-en").set_index(["system", "sid"])
+    joined = means.join(seg.add_suffix("_published"), how="inner")
+    assert len(joined) == len(seg) == 20820
+    np.testing.assert_allclose(joined["raw"], joined["raw_published"], atol=1e-9)
+    np.testing.assert_allclose(joined["z"], joined["z_published"], atol=1e-12)
+    assert (joined["n"] == joined["n_published"]).all()
+
+
+def test_every_to_english_judgement_joins_an_output():
+    da = data.load_wmt_toen_da()
+    j, out = da.judgements, da.outputs
+    assert len(j) == 234309 and len(out) == 181108
+    assert j.groupby(["year", "lp"])["system"].nunique().sum() == 147
+    assert (j["output"] >= 0).all()
+    # the joined text is the system output of that line
+    texts = data.load_wmt_toen_texts(2021, "de-en")
+    row = out[(out["year"] == 2021) & (out["lp"] == "de-en") & (out["system"] == "NVIDIA-NeMo")].iloc[0]
+    assert row["hypothesis"] == texts.outputs["NVIDIA-NeMo"][row["sid"] - 1]
+    assert row["reference"] == texts.references["A"][row["sid"] - 1]
+    # what was left out is reported: quality-control items and the human translations
+    dropped = da.dropped.set_index(["year", "lp", "what"])["judgements"]
+    assert dropped[(2022, "zh-en", "HUMAN-B.12 (human translation)")] == 2098
+    assert dropped[(2021, "cs-en", "BAD_REF judgements")] == 1216
+    assert len(j) + dropped.sum() == sum(len(data.load_wmt_da_judgements(y, lp))
+                                         for y, lps in data.WMT_TOEN_DA_LPS.items() for lp in lps)
+
+
+def test_std_reference_of_to_english_texts():
+    assert data.load_wmt_toen_texts(2022, "cs-en").std_ref == "B"
+    assert data.load_wmt_toen_texts(2022, "lv-en").std_ref == "A"
+
+
+def test_da_output_names_checks_every_join():
+    outputs = ["XMU", "NVIDIA-NeMo", "Allegro.eu"]
+    assert data.da_output_names(["XMU.17", "Nemo.7", "Allegro.eu.2", "HUMAN.0"], outputs) == {
+        "XMU.17": "XMU", "Nemo.7": "NVIDIA-NeMo", "Allegro.eu.2": "Allegro.eu", "HUMAN.0": None}
+    with pytest.raises(ValueError, match="'Ghost.3' has no system output"):
+        data.da_output_names(["Ghost.3"], outputs)
+    with pytest.raises(ValueError, match="two DA systems join the same output"):
+        data.da_output_names(["XMU.1", "XMU.2"], outputs)
+
+
+@pytest.mark.parametrize("text, message", [
+    ('[1] "M1"\n[1] 50\n[1] 10\n[1] "M1"\n[1] 40\n[1] 5\n', r":4: worker 'M1' repeated"),
+    ('[1] "M1"\n[1] 50\n', "three lines per worker"),
+    ('[1] "M1"\n[1] fifty\n[1] 10\n', r":2: score 'fifty' is not a number"),
+    ('M1\n[1] 50\n[1] 10\n', r":1: expected a worker id"),
+    ('[1] "M1"\n50\n[1] 10\n', r":2: expected '\[1\] <number>'"),
+])
+def test_worker_mean_sd_reader_rejects_bad_files(tmp_path, text, message):
+    path = tmp_path / "ad-xxen-trk-mean-sd.txt"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=message):
+        data.read_worker_mean_sd(path)
+
+
+def test_worker_mean_sd_reader_reads_na_as_nan(tmp_path):
+    path = tmp_path / "w.txt"
+    path.write_text('[1] "M1"\n[1] 50\n[1] NA\n')
+    frame = data.read_worker_mean_sd(path)
+    assert frame["worker"].tolist() == ["M1"] and np.isnan(frame["sd"][0])
+
+
+def test_to_english_texts_must_be_line_aligned(tmp_path):
+    folder = tmp_path / "wmt-da" / "2022" / "txt"
+    for sub, name, lines in (("sources", "generaltest2022.de-en.src.de", 3), ("references", "generaltest2022.de-en.ref.A.en", 3),
+                             ("system-outputs", "generaltest2022.de-en.hyp.X.en", 2)):
+        (folder / sub).mkdir(parents=True, exist_ok=True)
+        (folder / sub / name).write_text("line\n" * lines)
+    with pytest.raises(ValueError, match=r"hyp\.X\.en: 2 lines, the source has 3"):
+        data.load_wmt_toen_texts(2022, "de-en", root=tmp_path / "wmt-da")
+    with pytest.raises(ValueError, match="`lp` must be one of"):
+        data.load_wmt_toen_texts(2022, "fr-en", root=tmp_path / "wmt-da")
+    with pytest.raises(ValueError, match="`types` must be a non-empty subset"):
+        data.load_wmt_toen_da(types=["GOOD"])

@@ -1,0 +1,270 @@
+"""Wei & Jia 2021: the decomposition, the perfect annotator, power (TV9), the paired bootstrap and
+corpus metrics equal to sacrebleu on real WMT22 data."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+from sacrebleu.metrics import BLEU, CHRF, TER
+
+import spalib
+from spalib import data
+from spalib.corpus_metrics import corpus_score, segment_statistics
+from spalib.error_decomposition import _resample_counts
+
+# --- TV9: the decomposition ----------------------------------------------------------------
+
+Y = [[1, 1, 0], [1, 1, 0], [0, 1, 0], [1, 1, 1], [1, 1, 0]]
+T = [[1, 0, 1], [1, 0, 0], [1, 1, 1], [0, 0, 1], [1, 0, 1]]
+
+
+@pytest.mark.parametrize("kwargs, expected", [
+    ({}, (0.6, 2 / 3, 0.0, -1 / 15)),
+    ({"notebook_order": True}, (0.6, 2 / 3, -1 / 15, 0.0)),
+    ({"notebook_order": True, "no_bias": True}, (0.6, 0.0, 0.6, 0.0)),
+    ({"no_bias": True}, (0.6, 0.0, 2 / 3, -1 / 15)),
+])
+def test_tv9_decomposition_in_both_orders(kwargs, expected):
+    d = spalib.decompose_pairwise_error(Y, T, **kwargs)
+    assert (d.error, d.bias, d.variance, d.noise) == pytest.approx(expected, abs=1e-15)
+    # Domingos's own noise term equals the remainder on this example
+    assert np.mean(d.c0 * d.raw_noise) == pytest.approx(d.noise, abs=1e-15)
+    assert d.pair_error.mean() == pytest.approx(d.error)
+
+
+def test_tv9_notebook_order_reproduces_the_swap():
+    swapped = spalib.decompose_pairwise_error(T, Y)
+    flagged = spalib.decompose_pairwise_error(Y, T, notebook_order=True)
+    assert (swapped.error, swapped.bias, swapped.variance, swapped.noise) == \
+        (flagged.error, flagged.bias, flagged.variance, flagged.noise)
+
+
+def test_constant_predictions_broadcast_over_trials():
+    labels = np.array(T)
+    optimal = (labels.mean(axis=0) > 0.5).astype(int)
+    d = spalib.decompose_pairwise_error(optimal, labels, no_bias=True)
+    # the optimal predictor's error is the label noise; it has no variance against its own labels
+    assert d.error == pytest.approx(np.mean(labels != optimal))
+    assert d.bias == 0 and d.noise == pytest.approx(d.error) and d.variance == 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(hnp.arrays(np.int8, st.tuples(st.integers(1, 9), st.integers(1, 6)), elements=st.integers(0, 1)),
+       st.randoms(use_true_random=False))
+def test_decomposition_closes_and_error_is_symmetric(predictions, random):
+    labels = np.array([[random.randint(0, 1) for _ in row] for row in predictions])
+    d = spalib.decompose_pairwise_error(predictions, labels)
+    s = spalib.decompose_pairwise_error(predictions, labels, notebook_order=True)
+    assert d.error == pytest.approx(d.bias + d.variance + d.noise)
+    assert d.error == s.error and d.bias == s.bias
+    assert np.all(np.abs(d.c0) <= 1) and set(np.unique(d.c1)) <= {-1.0, 1.0}
+
+
+@pytest.mark.parametrize("kwargs, error, message", [
+    (dict(predictions=[[0, 2]], labels=[[0, 1]]), ValueError, "only 0 and 1"),
+    (dict(predictions=[[0, 1, 1]], labels=[[0, 1]]), ValueError, "same shape"),
+    (dict(predictions=[], labels=[]), ValueError, "non-empty"),
+    (dict(predictions=[["a"]], labels=[[1]]), TypeError, "0/1 predictions"),
+    (dict(predictions=[[1]], labels=[[1]], no_bias=1), TypeError, "`no_bias` must be True or False"),
+])
+def test_decomposition_rejects_bad_input(kwargs, error, message):
+    with pytest.raises(error, match=message):
+        spalib.decompose_pairwise_error(**kwargs)
+
+
+# --- TV9: the perfect annotator and power ---------------------------------------------------
+
+def test_tv9_pooled_variance_and_ratio():
+    pa = spalib.perfect_annotator([70, 80, 90, 50, 50, 20, 10, 30, 20, 40], [0, 0, 0, 1, 1, 2, 3, 3, 3, 3])
+    assert pa.within_variance == pytest.approx(116.66666666666667, rel=1e-14)
+    assert pa.total_variance == pytest.approx(737.7777777777778, rel=1e-14)
+    assert pa.ratio == pytest.approx(1.18783542039356, rel=1e-13)
+    assert pa.n_repeated_outputs == 3 and pa.perfect_variance == pytest.approx(pa.total_variance - pa.within_variance)
+
+
+@pytest.mark.parametrize("scores, outputs, message", [
+    ([1.0, 2.0], ["a", "b"], "no output is judged twice"),
+    ([1.0, 5.0, 1.0, 5.0], ["a", "a", "b", "b"], "carry no signal"),
+    ([1.0, np.inf], ["a", "a"], "finite"),
+    ([1.0, 2.0], ["a"], "one id per score"),
+])
+def test_perfect_annotator_rejects_bad_input(scores, outputs, message):
+    with pytest.raises(ValueError, match=message):
+        spalib.perfect_annotator(scores, outputs)
+
+
+TV9_POWER = np.array([
+    [32488.694, 8123.614, 3611.563, 2032.346, 1301.395],
+    [27498.725, 6876.122, 3057.123, 1720.473, 1101.797],
+    [22924.588, 5732.588, 2548.885, 1434.590, 918.832],
+    [18766.281, 4693.012, 2086.852, 1174.697, 752.501],
+    [15023.805, 3757.393, 1671.021, 940.793, 602.803],
+    [11697.159, 2925.732, 1301.395, 732.879, 469.739],
+])
+
+
+def test_tv9_power_table():
+    sigma = np.array([25, 23, 21, 19, 17, 15])[:, None]
+    table = spalib.judgements_for_power(np.arange(1, 6)[None, :], sigma)
+    np.testing.assert_allclose(table, TV9_POWER, atol=1e-3, rtol=0)
+    assert spalib.judgements_for_power(1, 19, method="normal") == pytest.approx(18764.36, abs=0.01)
+
+
+def test_power_agrees_with_a_simulated_t_test():
+    from scipy import stats
+
+    n1 = int(np.ceil(spalib.judgements_for_power(2, 10, power=0.8) / 2))
+    rng = np.random.default_rng(0)
+    a = rng.normal(0, 10, size=(4000, n1))
+    b = rng.normal(2, 10, size=(4000, n1))
+    rejected = stats.ttest_ind(a, b, axis=1).pvalue < 0.05
+    assert rejected.mean() == pytest.approx(0.8, abs=0.02)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(delta=0, sigma=19), "`delta` must be positive"),
+    (dict(delta=1, sigma=np.nan), "`sigma` must be positive"),
+    (dict(delta=1, sigma=19, alpha=1.5), "`alpha` must be a probability"),
+    (dict(delta=1, sigma=19, power=True), "`power` must be a probability"),
+    (dict(delta=1, sigma=19, method="z"), "`method` must be"),
+])
+def test_power_rejects_bad_input(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        spalib.judgements_for_power(**kwargs)
+
+
+# --- the paired bootstrap --------------------------------------------------------------------
+
+def test_bootstrap_of_means():
+    values = np.array([1.0, 2.0, 3.0, 10.0, 11.0, 7.0])
+    systems = ["a", "a", "a", "b", "b", "c"]
+    boot = spalib.bootstrap_system_scores(values, systems, n_resamples=500, rng=1)
+    assert list(boot.systems) == ["a", "b", "c"]
+    assert boot.observed.tolist() == [2.0, 10.5, 7.0]
+    assert set(np.unique(boot.scores[:, 1])) <= {10.0, 10.5, 11.0}
+    assert (boot.scores[:, 2] == 7.0).all()  # one row: every resample is that row
+    assert boot.predictions([("b", "a")]).all() and not boot.predictions([("a", "c")]).any()
+    assert boot.one_sided_pvalues([("b", "a"), ("b", "c")]).tolist() == [0.0, 0.0]
+
+
+def test_bootstrap_resamples_are_uniform_draws_with_replacement():
+    rng = np.random.default_rng(5)
+    values = rng.normal(size=400)
+    boot = spalib.bootstrap_system_scores(values, np.zeros(400), n_resamples=20_000, rng=2)
+    # the bootstrap standard error of a mean is the plug-in sd / sqrt(n)
+    assert boot.scores[:, 0].std() == pytest.approx(values.std() / 20, rel=0.03)
+    assert boot.scores[:, 0].mean() == pytest.approx(values.mean(), abs=3 * values.std() / 20 / np.sqrt(20_000) * 3)
+
+
+def test_bootstrap_is_seeded_and_sample_size_counts_draws():
+    values = np.arange(50.0)
+    systems = np.repeat(["x", "y"], 25)
+    a = spalib.bootstrap_system_scores(values, systems, n_resamples=200, rng=7)
+    b = spalib.bootstrap_system_scores(values, systems, n_resamples=200, rng=np.random.default_rng(7))
+    c = spalib.bootstrap_system_scores(values, systems, n_resamples=200, rng=8)
+    assert np.array_equal(a.scores, b.scores) and not np.array_equal(a.scores, c.scores)
+    one = spalib.bootstrap_system_scores(values, systems, n_resamples=200, sample_size=1, rng=7)
+    assert np.isin(one.scores[:, 0], values[:25]).all()
+    mixed = spalib.bootstrap_system_scores(values, systems, n_resamples=50, sample_size={"x": 1, "y": 1000}, rng=7)
+    assert mixed.scores[:, 1].std() < mixed.scores[:, 0].std()
+
+
+def test_bootstrap_is_identical_for_any_thread_count():
+    code = ("import numpy as np, spalib; rng = np.random.default_rng(0); "
+            "s = rng.integers(0, 9, size=(3000, 10)).astype(float); g = rng.integers(0, 7, size=3000); "
+            "h = rng.normal(size=3000); "
+            "print(spalib.bootstrap_system_scores(s, g, metric='bleu', n_resamples=64, rng=3).scores.tobytes().hex()[-400:]); "
+            "print(spalib.bootstrap_system_scores(h, g, n_resamples=64, rng=3).scores.tobytes().hex()[-400:])")
+    outputs = {
+        threads: subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                                env={**os.environ, "NUMBA_NUM_THREADS": str(threads)}).stdout
+        for threads in (1, 2)
+    }
+    assert outputs[1] == outputs[2] and len(outputs[1]) > 800
+
+
+@pytest.mark.parametrize("kwargs, error, message", [
+    (dict(values=[1.0, 2.0], systems=["a", "b"], rng=True), TypeError, "`rng` must be None, an int"),
+    (dict(values=[1.0, 2.0], systems=["a", "b"], n_resamples=0), ValueError, "`n_resamples` must be a positive"),
+    (dict(values=[1.0, 2.0], systems=["a", "b"], n_resamples="10"), ValueError, "`n_resamples` must be a positive"),
+    (dict(values=[1.0, 2.0], systems=["a"]), ValueError, "one label per row"),
+    (dict(values=[1.0, np.inf], systems=["a", "b"]), ValueError, "finite"),
+    (dict(values=[1 + 1j, 2.0], systems=["a", "b"]), TypeError, "real numbers"),
+    (dict(values=[1.0, 2.0], systems=["a", "b"], metric="rouge"), ValueError, "`metric` must be"),
+    (dict(values=[[1.0] * 10], systems=["a"], metric="chrf"), ValueError, r"shape \(n, 18\)"),
+    (dict(values=[[-1.0, 2.0]], systems=["a"], metric="ter"), ValueError, "non-negative"),
+    (dict(values=[1.0, 2.0], systems=["a", "b"], sample_size=0), ValueError, "`sample_size` must be"),
+    (dict(values=[1.0, 2.0], systems=["a", "b"], sample_size={"a": 3}), ValueError, "no entry for"),
+])
+def test_bootstrap_rejects_bad_input(kwargs, error, message):
+    with pytest.raises(error, match=message):
+        spalib.bootstrap_system_scores(**kwargs)
+
+
+def test_pairs_must_name_known_systems():
+    boot = spalib.bootstrap_system_scores([1.0, 2.0], ["a", "b"], n_resamples=10, rng=0)
+    with pytest.raises(ValueError, match="not in the bootstrap"):
+        boot.predictions([("a", "z")])
+    assert spalib.system_pairs(["a", "b", "c"]) == [("a", "b"), ("a", "c"), ("b", "c")]
+    with pytest.raises(ValueError, match="twice"):
+        spalib.system_pairs(["a", "a"])
+
+
+# --- corpus metrics equal to sacrebleu, on real WMT22 data ----------------------------------
+
+@pytest.fixture(scope="module")
+def livonian():
+    texts = data.load_wmt_toen_texts(2022, "lv-en")
+    return texts.outputs["NiuTrans"], texts.references[texts.std_ref]
+
+
+@pytest.mark.parametrize("metric, sacrebleu_metric, n", [("bleu", BLEU(), 420), ("chrf", CHRF(), 420), ("ter", TER(), 120)])
+def test_corpus_scores_equal_sacrebleu_on_full_and_resampled_corpora(livonian, metric, sacrebleu_metric, n):
+    hyps, refs = livonian[0][:n], livonian[1][:n]
+    stats = segment_statistics(metric, hyps, refs, cache=False)
+    assert corpus_score(metric, stats.sum(axis=0)) == sacrebleu_metric.corpus_score(hyps, [refs]).score
+    # a resample drawn by the bootstrap kernel's own stream
+    counts = np.empty(n)
+    _resample_counts(np.uint64(12345), 0, n, counts)
+    rows = np.repeat(np.arange(n), counts.astype(int))
+    expected = sacrebleu_metric.corpus_score([hyps[i] for i in rows], [[refs[i] for i in rows]]).score
+    assert corpus_score(metric, stats[rows].sum(axis=0)) == expected
+    # ... and the kernel computes the same score for that trial
+    boot = spalib.bootstrap_system_scores(stats, np.zeros(n), metric=metric, n_resamples=3, rng=0)
+    seed = np.random.default_rng(0).integers(0, np.iinfo(np.uint64).max, size=3, dtype=np.uint64, endpoint=True)[1]
+    _resample_counts(seed, 0, n, counts)
+    rows = np.repeat(np.arange(n), counts.astype(int))
+    assert boot.scores[1, 0] == sacrebleu_metric.corpus_score([hyps[i] for i in rows], [[refs[i] for i in rows]]).score
+    assert boot.observed[0] == sacrebleu_metric.corpus_score(hyps, [refs]).score
+
+
+def test_segment_statistics_cache_round_trip(livonian, tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    hyps, refs = livonian[0][:50], livonian[1][:50]
+    first = segment_statistics("bleu", hyps, refs)
+    assert len(list((tmp_path / "spalib" / "sacrebleu-statistics").glob("bleu-*.npy"))) == 1
+    assert np.array_equal(segment_statistics("bleu", hyps, refs), first)
+    with pytest.raises(ValueError, match="50 hypotheses but 49 references"):
+        segment_statistics("bleu", hyps, refs[:49])
+    with pytest.raises(ValueError, match="`metric` must be one of"):
+        segment_statistics("meteor", hyps, refs)
+
+
+def test_segment_statistics_in_parallel_equal_serial(livonian):
+    hyps = (livonian[0] * 5)[:2100]
+    refs = (livonian[1] * 5)[:2100]
+    parallel = segment_statistics("bleu", hyps, refs, cache=False, n_jobs=2)
+    assert np.array_equal(parallel, segment_statistics("bleu", hyps, refs, cache=False, n_jobs=1))
+
+
+@pytest.mark.parametrize("statistics, message", [([1.0, 2.0, 3.0], "2 columns"), ([-1.0, 2.0], "non-negative")])
+def test_corpus_score_rejects_bad_statistics(statistics, message):
+    with pytest.raises(ValueError, match=message):
+        corpus_score("ter", statistics)
