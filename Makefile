@@ -26,6 +26,7 @@ $(INSTALLED): requirements.txt pyproject.toml
 data: $(INSTALLED)
 	$(PY) -m spalib.data ensure
 	$(PY) -m spalib.data where
+	$(PY) -m spalib.data prepare
 
 book: $(INSTALLED) data
 	@mkdir -p _build

@@ -37,7 +37,7 @@ __all__ = [
     "SegmentTask",
     "load_wmt12", "read_williams_results", "load_wmt13_da", "load_wmt13_texts", "load_wmt17_da", "load_wmt17_testset", "load_wmt20_da", "load_wmt_da_judgements",
     "load_wmt_da_seg_scores", "read_worker_mean_sd", "WMT_TOEN_DA_LPS", "ToEnglishTexts", "load_wmt_toen_texts",
-    "da_output_names", "ToEnglishDA", "load_wmt_toen_da", "read_mqm_tsv", "score_mqm", "mqm_weight", "MQM_WEIGHTS",
+    "da_output_names", "ToEnglishDA", "load_wmt_toen_da", "prepare_statistics", "read_mqm_tsv", "score_mqm", "mqm_weight", "MQM_WEIGHTS",
     "read_mqm_avg_seg_scores",
 ]
 
@@ -1066,6 +1066,18 @@ def load_wmt_toen_da(years=(2021, 2022), *, lps=None, types=("SYSTEM", "REPEAT")
                        pd.DataFrame(dropped, columns=["year", "lp", "what", "judgements"]))
 
 
+def prepare_statistics(metric: str, lp: str | None = None, *, da: ToEnglishDA | None = None) -> np.ndarray:
+    """sacrebleu statistics of every judged output of :func:`load_wmt_toen_da` (``da``, loaded if
+    not given), of one language pair or all, computed once and cached by
+    :func:`spalib.corpus_metrics.segment_statistics`."""
+    from spalib.corpus_metrics import segment_statistics
+
+    outputs = (da or load_wmt_toen_da()).outputs
+    if lp is not None:
+        outputs = outputs[outputs["lp"] == lp]
+    return segment_statistics(metric, outputs["hypothesis"], outputs["reference"])
+
+
 # --- command line ----------------------------------------------------------------------------
 
 def _main(argv: list[str] | None = None) -> int:
@@ -1077,7 +1089,15 @@ def _main(argv: list[str] | None = None) -> int:
     get.add_argument("--root", type=Path, default=None, help="download here instead of the data folder")
     ensure = sub.add_parser("ensure", help="download whichever of the datasets is missing")
     ensure.add_argument("datasets", nargs="*", default=list(DATASETS))
+    sub.add_parser("prepare", help="compute and cache the sacrebleu statistics of the WMT21/22 to-English "
+                                   "DA-judged outputs (BLEU and chrF; TER for WMT22 liv-en), ~1.5 min once")
     args = parser.parse_args(argv)
+
+    if args.command == "prepare":
+        da = load_wmt_toen_da()
+        for metric, lp in (("bleu", None), ("chrf", None), ("ter", "lv-en")):
+            print(f"{metric}: {prepare_statistics(metric, lp, da=da).shape[0]} segments", file=sys.stderr)
+        return 0
 
     if args.command == "where":
         root = data_root()

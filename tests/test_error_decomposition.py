@@ -3,9 +3,6 @@ corpus metrics equal to sacrebleu on real WMT22 data."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -15,6 +12,7 @@ from hypothesis.extra import numpy as hnp
 from sacrebleu.metrics import BLEU, CHRF, TER
 
 import spalib
+from conftest import output_per_thread_count
 from spalib import data
 from spalib.corpus_metrics import corpus_score, segment_statistics
 from spalib.error_decomposition import _resample_counts
@@ -182,11 +180,7 @@ def test_bootstrap_is_identical_for_any_thread_count():
             "h = rng.normal(size=3000); "
             "print(spalib.bootstrap_system_scores(s, g, metric='bleu', n_resamples=64, rng=3).scores.tobytes().hex()[-400:]); "
             "print(spalib.bootstrap_system_scores(h, g, n_resamples=64, rng=3).scores.tobytes().hex()[-400:])")
-    outputs = {
-        threads: subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                                env={**os.environ, "NUMBA_NUM_THREADS": str(threads)}).stdout
-        for threads in (1, 2)
-    }
+    outputs = output_per_thread_count(code)
     assert outputs[1] == outputs[2] and len(outputs[1]) > 800
 
 

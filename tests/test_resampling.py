@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -14,6 +11,7 @@ from hypothesis.extra import numpy as hnp
 from scipy import stats
 
 import spalib
+from conftest import output_per_thread_count
 from spalib import data
 from spalib._reference import reference_pvalues
 from spalib.resampling import draw_signs, pairwise_pvalues
@@ -163,11 +161,7 @@ def test_results_do_not_depend_on_the_number_of_threads():
             "for k in range(3)}; "
             "print(spalib.compare_metrics(h, ms, rng=4, n_resamples=200).pvalues.to_numpy().tolist()); "
             "print(spalib.compare_metrics(h, ms, rng=4, n_resamples=200, spa_method='normal').pvalues.to_numpy().tolist())")
-    outputs = {
-        threads: subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                                env={**os.environ, "NUMBA_NUM_THREADS": str(threads)}).stdout
-        for threads in (1, 2)
-    }
+    outputs = output_per_thread_count(code)
     assert outputs[1] == outputs[2] and outputs[1].startswith("[[nan")
 
 

@@ -1,0 +1,16 @@
+"""Helpers shared by the test modules."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+
+def output_per_thread_count(code: str, thread_counts=(1, 2)) -> dict[int, str]:
+    """What ``python -c code`` prints with each numba thread count (a fresh process each)."""
+    return {
+        threads: subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                                env={**os.environ, "NUMBA_NUM_THREADS": str(threads)}).stdout
+        for threads in thread_counts
+    }
