@@ -37,7 +37,8 @@ book: $(INSTALLED) data
 	test -f _build/html/index.html || { echo "no _build/html/index.html: the build failed"; exit 1; }
 
 test: $(INSTALLED)
-	$(PY) -m pytest
+	$(VENV)/bin/ruff check spalib tests benchmarks
+	$(PY) -m pytest --doctest-modules spalib tests
 
 check-html: $(INSTALLED)
 	$(PY) -m pip install --quiet -r requirements-check.txt

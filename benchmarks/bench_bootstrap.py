@@ -37,7 +37,8 @@ def spalib_table1(raw, stats, key, pairs, rng):
 
 def pandas_trial(frame, stats_columns, scorers, seed):
     """One trial as the notebooks do it: resample rows per system with pandas for the labels, the
-    human estimator and the metric."""
+    human estimator and the metric.
+    """
     groups = frame.groupby("key")
     labels, human = (groups.sample(frac=1, replace=True, random_state=seed + k).groupby("key")["raw"].mean()
                      for k in (0, 1))

@@ -44,13 +44,13 @@ def main():
           f"{human.shape[1]} segments, 1,000 draws per pair")
     few = dict(list(metrics.items())[:3])
     for kw in (dict(statistic="pa"), dict(spa_method="normal"), dict(spa_method="permutation")):
-        spalib.compare_metrics(human, few, rng=4, n_resamples=10, **kw)  # compile before timing
+        spalib.compare_metrics(human, few, rng=4, signs="mtme", n_resamples=10, **kw)  # compile before timing
 
-    _, t_pa = timed("spalib PA", lambda: spalib.compare_metrics(human, metrics, statistic="pa", rng=4))
+    _, t_pa = timed("spalib PA", lambda: spalib.compare_metrics(human, metrics, statistic="pa", rng=4, signs="mtme"))
     _, t_normal = timed("spalib SPA, normal-limit p-values", lambda: spalib.compare_metrics(
-        human, metrics, spa_method="normal", rng=4))
+        human, metrics, spa_method="normal", rng=4, signs="mtme"))
     _, t_perm = timed("spalib SPA, permutation p-values (K = 1,000)", lambda: spalib.compare_metrics(
-        human, metrics, spa_method="permutation", rng=4))
+        human, metrics, spa_method="permutation", rng=4, signs="mtme"))
 
     h, a, b = human.to_numpy(), *(m.to_numpy() for m in list(metrics.values())[:2])
     rng = np.random.default_rng(0)

@@ -26,7 +26,10 @@ from spalib.error_decomposition import (
     system_pairs,
 )
 from spalib.metametrics import (
+    WMT_EARLY_STOPPING,
+    EarlyStopping,
     MetricComparison,
+    SoftPairwiseAccuracyResult,
     compare_metrics,
     pairwise_accuracy,
     significance_ranks,
@@ -40,11 +43,12 @@ from spalib.rank_correlations import (
     pairs_permutation_test,
     tie_calibration,
 )
-from spalib.resampling import draw_signs, pairwise_pvalues
+from spalib.resampling import SIGN_RECIPES, SignMatrix, draw_signs, pairwise_pvalues
 
 __all__ = [
-    "pairwise_pvalues", "draw_signs",
+    "pairwise_pvalues", "draw_signs", "SignMatrix", "SIGN_RECIPES",
     "pairwise_accuracy", "soft_pairwise_accuracy", "compare_metrics", "significance_ranks", "MetricComparison",
+    "SoftPairwiseAccuracyResult", "EarlyStopping", "WMT_EARLY_STOPPING",
     "williams_test", "fisher_z_test", "williams_matrix", "CorrelationTestResult", "WilliamsMatrix",
     "kendall_tau", "tie_calibration", "pairs_permutation_test", "KendallResult", "TieCalibrationResult",
     "PairsTestResult",

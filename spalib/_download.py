@@ -175,7 +175,8 @@ _WMT2X_TOEN_TEXTS = {
                          "Online-W Online-Y P3AI SMU UEdin UF VolcTrans-AT VolcTrans-GLAT Watermelon happypoet"),
         "ha-en": ("A", "AMU Facebook-AI GTCOM HuaweiTSC MS-EgDC Manifold NiuTrans Online-B Online-Y P3AI TRANSSION "
                        "TWB UEdin ZMT"),
-        "is-en": ("A", "Allegro.eu Facebook-AI HuaweiTSC Manifold Mideind NiuTrans Online-A Online-B Online-G Online-Y"),
+        "is-en": ("A", "Allegro.eu Facebook-AI HuaweiTSC Manifold Mideind NiuTrans Online-A Online-B Online-G "
+                       "Online-Y"),
         "ja-en": ("A", "Facebook-AI HuaweiTSC IIE-MT Illini KwaiNLP MiSS NiuTrans Online-A Online-B Online-G Online-W "
                        "Online-Y WeChat-AI XMU capitalmarvel movelikeajaguar"),
         "ru-en": ("A B", "AFRL Facebook-AI Manifold NVIDIA-NeMo NiuTrans Online-A Online-B Online-G Online-W Online-Y"),

@@ -31,7 +31,8 @@ def _byte_tables(scores):
     signed sum of each system's scores: ``table[g, m, s] = sum_b (+1 if bit b of m else -1) *
     scores[s, 8g + b]``.  Each row is the sum of a low-nibble and a high-nibble row (16 patterns
     of 4 segments each), so the 256 rows are independent additions that vectorise; groups are
-    independent, so they run in parallel with the same result on any number of threads."""
+    independent, so they run in parallel with the same result on any number of threads.
+    """
     n_systems, n_segments = scores.shape
     n_groups = (n_segments + 7) // 8
     by_segment = np.zeros((8 * n_groups, n_systems))  # zero rows pad the last group
@@ -59,6 +60,24 @@ def _byte_tables(scores):
     return table
 
 
+GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+@njit(cache=True)
+def mix64(z):
+    """SplitMix64's finaliser: a bijective scramble of 64 bits (counter-based random numbers)."""
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+def tie_tolerance(x: np.ndarray) -> float:
+    """Float64 sums of L terms are off by at most ~L ulps of the largest attainable |sum|; a
+    margin far above that, far below any difference that matters.
+    """
+    return 1e-11 * float(np.abs(x).sum(axis=1).max())
+
+
 _CHUNK = 64  # permutations per work item: a chunk's partial sums stay in cache across groups
 
 
@@ -67,7 +86,8 @@ def _signed_sums(table, packed):
     """``null[s, k] = sum_l sign[k, l] * scores[s, l]`` from the byte tables: one table row per
     8 segments.  Groups are the outer loop so that one group's 256 rows stay in cache while a
     chunk of permutations reads them.  Every sum runs over the groups in order, whatever the
-    chunking and thread count, so the result does not depend on the number of threads."""
+    chunking and thread count, so the result does not depend on the number of threads.
+    """
     n_groups, _, n_systems = table.shape
     n_perm = packed.shape[0]
     null = np.empty((n_systems, n_perm))
@@ -91,7 +111,8 @@ def _signed_sums(table, packed):
 def _observed_sums(table):
     """The signed sums of the identity pattern (all signs +1), accumulated exactly as
     :func:`_signed_sums` would, so that the identity permutation reproduces the observed value
-    to the last bit."""
+    to the last bit.
+    """
     n_groups, _, n_systems = table.shape
     out = np.zeros(n_systems)
     for g in range(n_groups):
@@ -106,7 +127,8 @@ def _pair_pvalues(null, observed, mid, tol):
     with ``mid`` the ties count one half (mid-p), so that ``P[i, j] + P[j, i] = 1``.
 
     ``null`` is systems x permutations.  Differences are taken in the arrays' own precision, as
-    the reference does; null values within ``tol`` of the observed one count as ties."""
+    the reference does; null values within ``tol`` of the observed one count as ties.
+    """
     n_systems, n_perm = null.shape
     out = np.full((n_systems, n_systems), np.nan)
     for i in range(n_systems):
@@ -130,7 +152,8 @@ def _pair_pvalues(null, observed, mid, tol):
 @njit(cache=True)
 def _uniform_to_signs(uniform):
     """mt-metrics-eval's signs from its float32 uniforms, in place: ``2 * rint(u) - 1`` (+1 iff
-    u > 0.5, rint rounding 0.5 down to 0); branch-free, the signs are coin flips."""
+    u > 0.5, rint rounding 0.5 down to 0); branch-free, the signs are coin flips.
+    """
     n_perm, n_segments = uniform.shape
     for k in range(n_perm):
         for l in range(n_segments):
@@ -214,7 +237,8 @@ def _perm_both_spa_permutation(null_a, obs_a, null_b, obs_b, diff_sums, masks, p
     Moving cell (s, l) from ``a`` to ``b``'s value adds ``d = b - a`` to ``a``'s row; under sign
     pattern k it adds ``sign_kl * d`` to the null sum.  For a block of 8 cells with swap byte w
     and sign byte p that is ``2 * sum_{bits of w & p} d - sum_{bits of w} d``: two look-ups in
-    the subset sums of ``d``.  ``b``'s hybrid moves by the opposite amount."""
+    the subset sums of ``d``.  ``b``'s hybrid moves by the opposite amount.
+    """
     n_draws = masks.shape[0]
     n_systems, n_perm = null_a.shape
     n_groups = packed.shape[1]
@@ -249,7 +273,8 @@ def _perm_both_spa_permutation(null_a, obs_a, null_b, obs_b, diff_sums, masks, p
 def _normal_upper(x, mid):
     """Normal-limit p-values of every pair, upper triangle in row order: the null of
     ``sum_l s_l d_l`` has mean 0 and variance ``sum_l d_l^2``, so ``p = 1 - Phi(T / sqrt(ss))``.
-    Identical systems (``ss = 0``): every null value equals the observed 0."""
+    Identical systems (``ss = 0``): every null value equals the observed 0.
+    """
     n_systems, n_segments = x.shape
     totals = np.zeros(n_systems)
     for s in range(n_systems):
@@ -287,7 +312,8 @@ def _perm_both_spa_normal(a, b, masks, human_upper, mid):
 @njit(cache=True)
 def _pairwise_agreement(human, metric, tol):
     """Pairwise accuracy of system-level vectors: sign agreement, sign(0) = 0; NaN human skipped.
-    Metric differences within ``tol`` count as ties (0 = exact, as the reference)."""
+    Metric differences within ``tol`` count as ties (0 = exact, as the reference).
+    """
     n = human.shape[0]
     agree = 0
     pairs = 0
@@ -306,7 +332,8 @@ def _pairwise_agreement(human, metric, tol):
 @njit(cache=True, parallel=True)
 def _perm_both_pa(sum_a, sum_b, diff_sums, masks, human_sys, tol):
     """Pairwise accuracy of both hybrids' system means: only each system's total moves, by the
-    sum of the swapped cells' differences (subset-sum look-ups, 8 cells at a time)."""
+    sum of the swapped cells' differences (subset-sum look-ups, 8 cells at a time).
+    """
     n_draws = masks.shape[0]
     n_systems, n_groups, _ = diff_sums.shape
     out_a = np.empty(n_draws)

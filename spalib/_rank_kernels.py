@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from spalib._kernels import GOLDEN, mix64
+
 # Pair classes: concordant, discordant, tied in the human scores only, in the metric only, in both.
 C, D, TH, TM, THM = 0, 1, 2, 3, 4
 
@@ -61,7 +63,8 @@ def _tied_pairs(sorted_values):
 @njit(cache=True)
 def _pair_counts_sorted(hs, ms):
     """(C, D, T_h, T_m, T_hm) with exact ties, in O(n log n) (Knight's algorithm), from scores
-    sorted by human score, then by metric score (numba has no lexsort: the caller sorts)."""
+    sorted by human score, then by metric score (numba has no lexsort: the caller sorts).
+    """
     n = hs.shape[0]
     tied_h = _tied_pairs(hs)
     tied_hm = 0
@@ -108,7 +111,8 @@ def _pair_counts_epsilon(h, m, epsilon):
 @njit(cache=True)
 def _kendall_like_counts(h, m, threshold):
     """WMT DARR "Kendall-like": pairs whose human scores differ by at least ``threshold`` (and
-    are not tied); concordant iff the metric orders them the same way strictly."""
+    are not tied); concordant iff the metric orders them the same way strictly.
+    """
     n = h.shape[0]
     concordant = 0
     discordant = 0
@@ -126,40 +130,48 @@ def _kendall_like_counts(h, m, threshold):
 
 
 @njit(cache=True)
-def _calibration_pairs(h, m, group_starts, keep_uniform, sample_rate):
+def _calibration_pairs(h, m, group_starts, seed, sample_rate):
     """All within-group pairs (cells are contiguous per group) kept with probability
     ``sample_rate``: returns group index, |metric difference|, class with the exact ties, and
-    the class the pair moves to when the metric calls it a tie."""
-    n_groups = group_starts.shape[0] - 1
-    total = 0
-    for g in range(n_groups):
-        k = group_starts[g + 1] - group_starts[g]
-        total += k * (k - 1) // 2
-    group = np.empty(total, dtype=np.int64)
-    delta = np.empty(total)
-    base = np.empty(total, dtype=np.int64)
-    tied = np.empty(total, dtype=np.int64)
+    the class the pair moves to when the metric calls it a tie.
+
+    Pair ``q`` (in enumeration order) is kept when its counter-based uniform, drawn from ``seed``
+    and ``q``, is below ``sample_rate``: the sample is decided before any pair is stored, so the
+    memory is that of the kept pairs only.
+    """
+    n_kept = _enumerate_pairs(h, m, group_starts, seed, sample_rate, np.empty(0, dtype=np.int64), np.empty(0),
+                              np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), False)
+    group = np.empty(n_kept, dtype=np.int64)
+    delta = np.empty(n_kept)
+    base = np.empty(n_kept, dtype=np.int64)
+    tied = np.empty(n_kept, dtype=np.int64)
+    _enumerate_pairs(h, m, group_starts, seed, sample_rate, group, delta, base, tied, True)
+    return group, delta, base, tied
+
+
+@njit(cache=True)
+def _enumerate_pairs(h, m, group_starts, seed, sample_rate, group, delta, base, tied, store):
     p = 0
-    q = 0
-    for g in range(n_groups):
+    q = np.uint64(0)
+    for g in range(group_starts.shape[0] - 1):
         for i in range(group_starts[g], group_starts[g + 1]):
             for j in range(i + 1, group_starts[g + 1]):
-                u = keep_uniform[q]
-                q += 1
-                if u > sample_rate:
+                q += np.uint64(1)
+                if sample_rate < 1.0 and (mix64(seed + q * GOLDEN) >> np.uint64(11)) * 2.0 ** -53 >= sample_rate:
                     continue
-                dh = h[i] - h[j]
-                dm = m[i] - m[j]
-                group[p] = g
-                delta[p] = abs(dm)
-                if dh == 0:
-                    base[p] = THM if dm == 0 else TH
-                    tied[p] = THM
-                else:
-                    base[p] = TM if dm == 0 else (C if (dh > 0) == (dm > 0) else D)
-                    tied[p] = TM
+                if store:
+                    dh = h[i] - h[j]
+                    dm = m[i] - m[j]
+                    group[p] = g
+                    delta[p] = abs(dm)
+                    if dh == 0:
+                        base[p] = THM if dm == 0 else TH
+                        tied[p] = THM
+                    else:
+                        base[p] = TM if dm == 0 else (C if (dh > 0) == (dm > 0) else D)
+                        tied[p] = TM
                 p += 1
-    return group[:p], delta[:p], base[:p], tied[:p]
+    return p
 
 
 @njit(cache=True)
@@ -174,7 +186,8 @@ def _group_value(counts, objective):
 def _calibration_curve(group, delta, base, tied, n_groups, objective):
     """Statistic as a function of epsilon: candidates are 0 and every distinct |difference|.
     Moving pairs into their tie class one at a time in order of |difference| keeps a running
-    sum of the per-group statistics, so the whole curve costs O(P log P)."""
+    sum of the per-group statistics, so the whole curve costs O(P log P).
+    """
     counts = np.zeros((n_groups, 5), dtype=np.int64)
     has_pairs = np.zeros(n_groups, dtype=np.bool_)
     for p in range(group.shape[0]):
@@ -215,7 +228,8 @@ def _calibration_curve(group, delta, base, tied, n_groups, objective):
 @njit(cache=True)
 def _agreement_differences(h, m1, m2, group_starts, eps1, eps2):
     """For every within-group pair, ``(agree1 - agree2) / (pairs in group)``, where ``agree`` is
-    1 when the metric's pairwise preference (a tie within epsilon) equals the human one."""
+    1 when the metric's pairwise preference (a tie within epsilon) equals the human one.
+    """
     n_groups = group_starts.shape[0] - 1
     total = 0
     for g in range(n_groups):

@@ -1,5 +1,6 @@
 """mt-metrics-eval's paired permutation p-values, restated in plain NumPy (pce.py /
-pairwise_paired_permutation_test.py): the yardstick for tests and benchmarks, not for use."""
+pairwise_paired_permutation_test.py): the yardstick for tests and benchmarks, not for use.
+"""
 
 from __future__ import annotations
 

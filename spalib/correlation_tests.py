@@ -1,4 +1,4 @@
-"""Is one correlation with human judgement higher than another?
+"""Is one correlation with human judgement higher than another?  The Williams test.
 
 The Williams test (Williams 1959; Steiger 1980, eq. 7) compares two *dependent* correlations
 that share a variable — here ``r(human, metric 1)`` and ``r(human, metric 2)`` computed on the
@@ -9,11 +9,14 @@ the wrong test for metrics scored on the same data.
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from scipy import special, stats
+
+from spalib._validation import choice_iv, flag_iv, labels_iv, positive_int_iv, real_array_iv, real_iv
 
 __all__ = ["williams_test", "fisher_z_test", "williams_matrix", "CorrelationTestResult", "WilliamsMatrix"]
 
@@ -28,10 +31,15 @@ class CorrelationTestResult:
 
 
 def _check_r(value, name: str) -> float:
-    value = float(value)
-    if not np.isfinite(value) or abs(value) >= 1:
-        raise ValueError(f"`{name}` must be a correlation strictly between -1 and 1; got {value}")
-    return value
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not -1 < float(value) < 1:
+        raise ValueError(f"`{name}` must be a correlation strictly between -1 and 1; got {value!r}")
+    return float(value)
+
+
+def _check_n(value, name: str) -> int:
+    if positive_int_iv(value, name) <= 3:
+        raise ValueError(f"`{name}` must be an integer greater than 3; got {value!r}")
+    return int(value)
 
 
 def _pvalue(statistic: float, alternative: str, sf, cdf) -> float:
@@ -78,15 +86,12 @@ def williams_test(r12, r13, r23, n, *, alternative: str = "greater", df: float |
     (2.687028, 0.012459)
     """
     r12, r13, r23 = _check_r(r12, "r12"), _check_r(r13, "r13"), _check_r(r23, "r23")
-    if isinstance(n, bool) or not float(n).is_integer() or n <= 3:
-        raise ValueError(f"`n` must be an integer greater than 3; got {n!r}")
+    n = _check_n(n, "n")
     k = 1 - r12**2 - r13**2 - r23**2 + 2 * r12 * r13 * r23
     if k <= 0:
         raise ValueError(f"the correlations ({r12}, {r13}, {r23}) are inconsistent: the determinant of their "
                          f"correlation matrix is {k:.3g}, not positive")
-    dof = n - 3 if df is None else float(df)
-    if dof <= 0:
-        raise ValueError(f"`df` must be positive; got {df}")
+    dof = n - 3 if df is None else real_iv(df, "df", low=0.0, low_open=True)
     t = (r12 - r13) * np.sqrt((n - 1) * (1 + r23)) / np.sqrt(
         2 * k * (n - 1) / (n - 3) + (r12 + r13) ** 2 / 4 * (1 - r23) ** 3)
     p = _pvalue(t, alternative, lambda x: stats.t.sf(x, dof), lambda x: stats.t.cdf(x, dof))
@@ -103,9 +108,7 @@ def fisher_z_test(r1, n1, r2, n2, *, alternative: str = "greater") -> Correlatio
     (1.962582, 0.024847)
     """
     r1, r2 = _check_r(r1, "r1"), _check_r(r2, "r2")
-    for value, name in ((n1, "n1"), (n2, "n2")):
-        if isinstance(value, bool) or not float(value).is_integer() or value <= 3:
-            raise ValueError(f"`{name}` must be an integer greater than 3; got {value!r}")
+    n1, n2 = _check_n(n1, "n1"), _check_n(n2, "n2")
     z = (np.arctanh(r1) - np.arctanh(r2)) / np.sqrt(1 / (n1 - 3) + 1 / (n2 - 3))
     return CorrelationTestResult(float(z), _pvalue(z, alternative, lambda x: special.ndtr(-x), special.ndtr))
 
@@ -140,17 +143,23 @@ def williams_matrix(human, metrics, *, method: str = "pearson", absolute: bool =
     correlations are taken in absolute value, so that error metrics such as TER, which correlate
     negatively, are compared with the others.
     """
-    if method not in ("pearson", "spearman"):
-        raise ValueError(f"`method` must be 'pearson' or 'spearman'; got {method!r}")
+    method = choice_iv(method, "method", ("pearson", "spearman"))
+    flag_iv(absolute, "absolute")
     frame = pd.DataFrame(metrics)
     human = pd.Series(human)
+    labels_iv(frame.columns, "metrics")
+    real_array_iv(human, "human", allow_nan=True)
+    for name in frame.columns:
+        real_array_iv(frame[name], f"metrics[{name!r}]", allow_nan=True)
     if not frame.index.equals(human.index):
         if set(frame.index) != set(human.index):
             raise ValueError("`human` and `metrics` cover different items: "
                              f"{sorted(set(human.index) ^ set(frame.index))[:5]}")
         frame = frame.loc[human.index]
-    if frame.isna().any().any() or human.isna().any():
-        raise ValueError("`human` and `metrics` must not contain missing values")
+    missing = [name for name in frame.columns if frame[name].isna().any()]
+    if missing or human.isna().any():
+        raise ValueError(f"`human` and `metrics` must not contain missing values (missing in: "
+                         f"{', '.join(map(str, missing)) or 'human'})")
     if frame.shape[1] < 2:
         raise ValueError("`metrics` needs at least two metrics")
     all_scores = pd.concat([human.rename("__human__"), frame], axis=1)
@@ -165,5 +174,8 @@ def williams_matrix(human, metrics, *, method: str = "pearson", absolute: bool =
     for i, a in enumerate(order):
         for j in range(i + 1, len(order)):
             b = order[j]
-            p[i, j] = williams_test(with_human[a], with_human[b], between.loc[a, b], n, df=df).pvalue
+            try:
+                p[i, j] = williams_test(with_human[a], with_human[b], between.loc[a, b], n, df=df).pvalue
+            except ValueError as err:
+                raise ValueError(f"Williams test of {a!r} against {b!r}: {err}") from None
     return WilliamsMatrix(with_human, between, pd.DataFrame(p, index=order, columns=order), n)

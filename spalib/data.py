@@ -35,10 +35,10 @@ __all__ = [
     "data_root", "dataset_path", "download", "DATASETS",
     "EvalSet", "load_mtme", "MTME_META", "complete_segments", "read_seg_score_file", "segment_task",
     "SegmentTask",
-    "load_wmt12", "read_williams_results", "load_wmt13_da", "load_wmt13_texts", "load_wmt17_da", "load_wmt17_testset", "load_wmt20_da", "load_wmt_da_judgements",
-    "load_wmt_da_seg_scores", "read_worker_mean_sd", "WMT_TOEN_DA_LPS", "ToEnglishTexts", "load_wmt_toen_texts",
-    "da_output_names", "ToEnglishDA", "load_wmt_toen_da", "prepare_statistics", "read_mqm_tsv", "score_mqm", "mqm_weight", "MQM_WEIGHTS",
-    "read_mqm_avg_seg_scores",
+    "load_wmt12", "read_williams_results", "load_wmt13_da", "load_wmt13_texts", "load_wmt17_da", "load_wmt17_testset",
+    "load_wmt20_da", "load_wmt_da_judgements", "load_wmt_da_seg_scores", "read_worker_mean_sd", "WMT_TOEN_DA_LPS",
+    "ToEnglishTexts", "load_wmt_toen_texts", "da_output_names", "ToEnglishDA", "load_wmt_toen_da", "prepare_statistics",
+    "read_mqm_tsv", "score_mqm", "mqm_weight", "MQM_WEIGHTS", "read_mqm_avg_seg_scores",
 ]
 
 DATA_ENV = "SPALIB_DATA"
@@ -214,6 +214,7 @@ class EvalSet:
 
     @property
     def std_ref(self) -> str:
+        """The standard reference of the test set (metrics scored against it are the primary ones)."""
         return self.meta.std_ref
 
     @property
@@ -223,18 +224,22 @@ class EvalSet:
 
     @property
     def outlier_systems(self) -> list[str]:
+        """Systems WMT left out of its rankings."""
         return sorted(self.meta.outlier_systems)
 
     @property
     def human_systems(self) -> list[str]:
+        """The human translations scored as systems."""
         return [s for s in self.systems if s in self.references]
 
     @cached_property
     def human_score_names(self) -> list[str]:
+        """The human scores of the test set (``mqm``, ``da-sqm``, ...)."""
         return sorted({n for (n, _), p in self._score_files.items() if p.parent.name == "human-scores"})
 
     @cached_property
     def metric_names(self) -> list[str]:
+        """Every metric scored on the test set, as ``NAME-REFERENCE``."""
         return sorted({n for (n, _), p in self._score_files.items() if p.parent.name != "human-scores"})
 
     def levels(self, name: str) -> list[str]:
@@ -266,7 +271,8 @@ class EvalSet:
 
     def std_metric_names(self, *, level: str = "seg", reference_free: bool = True) -> list[str]:
         """Metrics scored with the standard reference (and, if asked, the reference-free ones)
-        that have scores at ``level``: the metric set of the WMT meta-evaluations."""
+        that have scores at ``level``: the metric set of the WMT meta-evaluations.
+        """
         return [m for m in self.metric_names
                 if (m, level) in self._score_files
                 and (self.uses_std_ref(m) or (reference_free and self.is_reference_free(m)))]
@@ -475,6 +481,8 @@ def segment_task(es: EvalSet, *, human: str | None = None, reference_free: bool 
     an entry of ``exclude_metrics``.  Segments: those every kept system has scores for, in every
     file.  ``report`` says what was left out and why.
     """
+    # a single name is one prefix, not an iterable of one-letter prefixes
+    excluded = (exclude_metrics,) if isinstance(exclude_metrics, str) else tuple(exclude_metrics)
     human = human or es.std_gold
     gold = es.seg_scores(human)
     scored = gold.index[gold.notna().any(axis=1)]
@@ -490,7 +498,7 @@ def segment_task(es: EvalSet, *, human: str | None = None, reference_free: bool 
             dropped[system] = "human translation"
     systems = [s for s in scored if s not in dropped]
     names = [m for m in es.std_metric_names(reference_free=reference_free)
-             if not any(m.startswith(prefix) for prefix in exclude_metrics)]
+             if not any(m.startswith(prefix) for prefix in excluded)]
     frames, counts = complete_segments(gold, *(es.seg_scores(m) for m in names), systems=systems)
     report = {"systems": len(systems), "metrics": len(names), **counts, "systems_dropped": dropped,
               "metrics_excluded": [m for m in es.std_metric_names(reference_free=reference_free) if m not in names]}
@@ -514,7 +522,8 @@ _MQM_COLUMNS = ["system", "doc", "doc_id", "seg_id", "rater", "source", "target"
 
 def mqm_weight(severity: str, category: str, weights: dict[str, float] = MQM_WEIGHTS) -> float:
     """Weight of one error: try ``severity/category`` and drop the last component until a key
-    matches; no match (e.g. ``No-error``, an unknown severity) weighs 0."""
+    matches; no match (e.g. ``No-error``, an unknown severity) weighs 0.
+    """
     parts = [severity.strip().lower()] + [p.strip().lower() for p in category.split("/")]
     while parts:
         key = "/".join(parts)
@@ -663,7 +672,8 @@ def _read_wmt12_file(path: Path, lp: str) -> dict[str, dict[str, float]]:
 
 def read_williams_results(path: Path | str) -> pd.DataFrame:
     """Read a p-value matrix written by the significance-williams R tool (``#`` comment lines,
-    then a tab-separated matrix; ``-`` = not tested)."""
+    then a tab-separated matrix; ``-`` = not tested).
+    """
     path = Path(path)
     rows = [(k, line) for k, line in enumerate(_lines(path), start=1) if line and not line.startswith("#")]
     if not rows:
@@ -734,7 +744,8 @@ def load_wmt13_da(lp: str, *, root: Path | str | None = None) -> pd.DataFrame:
 
 def load_wmt13_texts(lp: str, *, tokenized: bool = False, root: Path | str | None = None) -> pd.DataFrame:
     """The WMT13 DA items with their texts (Graham et al. COLING 2016 release): columns lp,
-    system, sid, z, src, ref, mt, post_edit; line-aligned as published."""
+    system, sid, z, src, ref, mt, post_edit; line-aligned as published.
+    """
     if lp not in WMT13_LPS:
         raise ValueError(f"`lp` must be one of {', '.join(WMT13_LPS)}; got {lp!r}")
     archive = (Path(root) if root is not None else dataset_path("wmt13")) / "direct-assessment" / "dataset.tar.gz"
@@ -873,7 +884,8 @@ def read_worker_mean_sd(path: Path | str) -> pd.DataFrame:
     frame = pd.DataFrame({"worker": workers, "mean": means, "sd": sds})
     dup = frame["worker"].duplicated()
     if dup.any():
-        raise ValueError(f"{path}:{3 * int(np.argmax(dup.to_numpy())) + 1}: worker {frame['worker'][dup].iloc[0]!r} repeated")
+        line = 3 * int(np.argmax(dup.to_numpy())) + 1
+        raise ValueError(f"{path}:{line}: worker {frame['worker'][dup].iloc[0]!r} repeated")
     return frame
 
 
@@ -929,7 +941,8 @@ def load_wmt_da_seg_scores(year: int, lp: str, *, root: Path | str | None = None
 @dataclass(frozen=True)
 class ToEnglishTexts:
     """Sources, references and system outputs of one WMT21/22 to-English test set, line-aligned
-    (line n is segment id n of the DA files)."""
+    (line n is segment id n of the DA files).
+    """
 
     year: int
     lp: str
@@ -1047,7 +1060,8 @@ def load_wmt_toen_da(years=(2021, 2022), *, lps=None, types=("SYSTEM", "REPEAT")
             kept = kept.assign(system=system)[system.notna().to_numpy()]
             out_of_range = (kept["sid"] < 1) | (kept["sid"] > len(texts.source))
             if out_of_range.any():
-                raise ValueError(f"{_toen_folder(year, root)}: {lp} judges segment {int(kept['sid'][out_of_range].iloc[0])}, "
+                sid = int(kept["sid"][out_of_range].iloc[0])
+                raise ValueError(f"{_toen_folder(year, root)}: {lp} judges segment {sid}, "
                                  f"outside the test set's 1-{len(texts.source)}")
             judged = kept[["system", "sid"]].drop_duplicates().sort_values(["system", "sid"])
             judged = judged.assign(
@@ -1067,9 +1081,10 @@ def load_wmt_toen_da(years=(2021, 2022), *, lps=None, types=("SYSTEM", "REPEAT")
 
 
 def prepare_statistics(metric: str, lp: str | None = None, *, da: ToEnglishDA | None = None) -> np.ndarray:
-    """sacrebleu statistics of every judged output of :func:`load_wmt_toen_da` (``da``, loaded if
+    """Sacrebleu statistics of every judged output of :func:`load_wmt_toen_da` (``da``, loaded if
     not given), of one language pair or all, computed once and cached by
-    :func:`spalib.corpus_metrics.segment_statistics`."""
+    :func:`spalib.corpus_metrics.segment_statistics`.
+    """
     from spalib.corpus_metrics import segment_statistics
 
     outputs = (da or load_wmt_toen_da()).outputs
@@ -1088,10 +1103,14 @@ def _main(argv: list[str] | None = None) -> int:
     get.add_argument("datasets", nargs="+", choices=[*DATASETS, "all"])
     get.add_argument("--root", type=Path, default=None, help="download here instead of the data folder")
     ensure = sub.add_parser("ensure", help="download whichever of the datasets is missing")
-    ensure.add_argument("datasets", nargs="*", default=list(DATASETS))
+    ensure.add_argument("datasets", nargs="*", default=list(DATASETS), metavar="DATASET",
+                        help=f"any of: {', '.join(DATASETS)} (default: all)")
     sub.add_parser("prepare", help="compute and cache the sacrebleu statistics of the WMT21/22 to-English "
                                    "DA-judged outputs (BLEU and chrF; TER for WMT22 liv-en), ~1.5 min once")
     args = parser.parse_args(argv)
+    if args.command == "ensure" and set(args.datasets) - set(DATASETS):
+        parser.error(f"unknown dataset(s) {', '.join(sorted(set(args.datasets) - set(DATASETS)))}; "
+                     f"known: {', '.join(DATASETS)}")
 
     if args.command == "prepare":
         da = load_wmt_toen_da()

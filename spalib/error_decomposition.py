@@ -17,7 +17,6 @@ error with Domingos's (2000) bias-variance-noise decomposition.
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -26,7 +25,10 @@ import pandas as pd
 from numba import njit, prange
 from scipy import optimize, stats
 
-from spalib.corpus_metrics import _CODE, _N_STATS, _score, corpus_score, lower_is_better
+from spalib._validation import choice_iv, flag_iv, positive_int_iv, probability_iv, rng_iv
+from spalib._corpus_kernels import CODE, N_STATS, score
+from spalib._kernels import GOLDEN, mix64
+from spalib.corpus_metrics import corpus_score, lower_is_better
 
 __all__ = [
     "bootstrap_system_scores", "SystemBootstrap", "system_pairs",
@@ -37,28 +39,17 @@ __all__ = [
 
 # --- the paired bootstrap of system scores -------------------------------------------------
 
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-
-
-@njit(cache=True)
-def _mix64(z):
-    """SplitMix64's finaliser: a bijective scramble of 64 bits."""
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
-
-
 @njit(cache=True)
 def _stream(seed, group):
     """The start of the SplitMix64 stream of one (trial seed, group): independent of the thread."""
-    return _mix64(seed ^ _mix64((np.uint64(group) + np.uint64(1)) * _GOLDEN))
+    return mix64(seed ^ mix64((np.uint64(group) + np.uint64(1)) * GOLDEN))
 
 
 @njit(cache=True)
 def _draw(state, n):
     """Advance ``state``; return it and a row in [0, n): ``(32 random bits * n) >> 32`` (bias < n / 2**32)."""
-    state += _GOLDEN
-    return state, (_mix64(state) >> np.uint64(32)) * np.uint64(n) >> np.uint64(32)
+    state += GOLDEN
+    return state, (mix64(state) >> np.uint64(32)) * np.uint64(n) >> np.uint64(32)
 
 
 @njit(cache=True)
@@ -74,7 +65,8 @@ def _resample_counts(seed, group, sample_size, counts):
 @njit(cache=True)
 def _resample_sum(seed, group, sample_size, values):
     """The sum of ``sample_size`` rows of ``values`` drawn with replacement (the same draws as
-    :func:`_resample_counts`, without counting them)."""
+    :func:`_resample_counts`, without counting them).
+    """
     state = _stream(seed, group)
     total = 0.0
     for _ in range(sample_size):
@@ -110,7 +102,7 @@ def _bootstrap_scores(stats_t, starts, sample_sizes, seeds, code):
             sums = np.empty(k)
             for j in range(k):
                 sums[j] = _dot(counts, stats_t[j, lo:hi])
-            out[t, g] = _score(sums, code)
+            out[t, g] = score(sums, code)
     return out
 
 
@@ -164,7 +156,8 @@ class SystemBootstrap:
 
     def one_sided_pvalues(self, pairs) -> np.ndarray:
         """Bootstrap p-value of each pair's observed order: the share of resamples that do not
-        reproduce it (the one-sided test of Wei & Jia's Appendix E)."""
+        reproduce it (the one-sided test of Wei & Jia's Appendix E).
+        """
         same = self.predictions(pairs) == self.observed_predictions(pairs)
         return 1.0 - same.mean(axis=0)
 
@@ -188,20 +181,8 @@ def system_pairs(systems, by=None) -> list[tuple]:
     return [pair for members in groups.values() for pair in combinations(members, 2)]
 
 
-def _rng_iv(rng) -> np.random.Generator:
-    if isinstance(rng, (bool, np.bool_)) or not (rng is None or isinstance(rng, (numbers.Integral, np.random.Generator))):
-        raise TypeError(f"`rng` must be None, an int or a numpy.random.Generator; got {rng!r}")
-    return np.random.default_rng(rng)
-
-
-def _positive_int_iv(value, name: str) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ValueError(f"`{name}` must be a positive integer; got {value!r}")
-    return int(value)
-
-
 def _bootstrap_iv(values, systems, metric, n_resamples, sample_size, rng):
-    if metric != "mean" and metric not in _N_STATS:
+    if metric != "mean" and metric not in N_STATS:
         raise ValueError(f"`metric` must be 'mean', 'bleu', 'chrf' or 'ter'; got {metric!r}")
     values = np.asarray(values)
     if values.dtype.kind not in "iuf":
@@ -211,8 +192,8 @@ def _bootstrap_iv(values, systems, metric, n_resamples, sample_size, rng):
         if values.ndim != 1:
             raise ValueError(f"`values` for metric='mean' must be 1-D; got shape {values.shape}")
         values = values[:, None]
-    elif values.ndim != 2 or values.shape[1] != _N_STATS[metric]:
-        raise ValueError(f"`values` for {metric} must be sacrebleu statistics of shape (n, {_N_STATS[metric]}); "
+    elif values.ndim != 2 or values.shape[1] != N_STATS[metric]:
+        raise ValueError(f"`values` for {metric} must be sacrebleu statistics of shape (n, {N_STATS[metric]}); "
                          f"got {values.shape}")
     if not np.isfinite(values).all():
         raise ValueError("`values` must be finite")
@@ -220,7 +201,8 @@ def _bootstrap_iv(values, systems, metric, n_resamples, sample_size, rng):
         raise ValueError(f"`values` for {metric} are counts and must be non-negative")
     systems = np.asarray(systems, dtype=object)
     if systems.shape != (len(values),):
-        raise ValueError(f"`systems` must give one label per row of `values` ({len(values)}); got shape {systems.shape}")
+        raise ValueError(f"`systems` must give one label per row of `values` ({len(values)}); "
+                         f"got shape {systems.shape}")
     if len(values) == 0:
         raise ValueError("`values` is empty")
     codes, labels = pd.factorize(systems, sort=True)
@@ -233,11 +215,11 @@ def _bootstrap_iv(values, systems, metric, n_resamples, sample_size, rng):
         missing = labels.difference(sample_size.index)
         if len(missing):
             raise ValueError(f"`sample_size` has no entry for {list(missing)[:5]}")
-        sizes = np.array([_positive_int_iv(sample_size[s], f"sample_size[{s!r}]") for s in labels])
+        sizes = np.array([positive_int_iv(sample_size[s], f"sample_size[{s!r}]") for s in labels])
     else:
-        sizes = np.full(len(labels), _positive_int_iv(sample_size, "sample_size"))
+        sizes = np.full(len(labels), positive_int_iv(sample_size, "sample_size"))
     return (values, codes, labels, counts, sizes.astype(np.int64),
-            _positive_int_iv(n_resamples, "n_resamples"), _rng_iv(rng))
+            positive_int_iv(n_resamples, "n_resamples"), rng_iv(rng))
 
 
 def bootstrap_system_scores(values, systems, *, metric: str = "mean", n_resamples: int = 10_000,
@@ -290,7 +272,7 @@ def bootstrap_system_scores(values, systems, *, metric: str = "mean", n_resample
     stats_t = np.ascontiguousarray(values[order].T)
     starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     seeds = rng.integers(0, np.iinfo(np.uint64).max, size=n_resamples, dtype=np.uint64, endpoint=True)
-    code = 0 if metric == "mean" else _CODE[metric]
+    code = 0 if metric == "mean" else CODE[metric]
     scores = _bootstrap_scores(stats_t, starts, sizes, seeds, code)
     sums = np.add.reduceat(values[order], starts[:-1], axis=0)
     if metric == "mean":
@@ -341,9 +323,8 @@ def _binary_matrix_iv(x, name: str) -> np.ndarray:
 
 
 def _decompose_iv(predictions, labels, no_bias, notebook_order):
-    for flag, name in ((no_bias, "no_bias"), (notebook_order, "notebook_order")):
-        if not isinstance(flag, (bool, np.bool_)):
-            raise TypeError(f"`{name}` must be True or False; got {flag!r}")
+    flag_iv(no_bias, "no_bias")
+    flag_iv(notebook_order, "notebook_order")
     predictions = _binary_matrix_iv(predictions, "predictions")
     labels = _binary_matrix_iv(labels, "labels")
     try:
@@ -356,7 +337,7 @@ def _decompose_iv(predictions, labels, no_bias, notebook_order):
 
 def decompose_pairwise_error(predictions, labels, *, no_bias: bool = False,
                              notebook_order: bool = False) -> ErrorDecomposition:
-    """Bias, variance and noise of pairwise predictions scored against noisy labels.
+    r"""Bias, variance and noise of pairwise predictions scored against noisy labels.
 
     Parameters
     ----------
@@ -381,19 +362,19 @@ def decompose_pairwise_error(predictions, labels, *, no_bias: bool = False,
     Notes
     -----
     With labels :math:`T` and predictions :math:`Y` (trials × pairs): the optimal label
-    :math:`y^*_p` is the majority of :math:`T_{\\cdot p}` and the main prediction :math:`y^m_p`
-    the majority of :math:`Y_{\\cdot p}` (a tie counts as 0).  Then
+    :math:`y^*_p` is the majority of :math:`T_{\cdot p}` and the main prediction :math:`y^m_p`
+    the majority of :math:`Y_{\cdot p}` (a tie counts as 0).  Then
 
     .. math::
 
-        \\mathrm{Err} = \\overline{[Y \\ne T]}, \\quad
-        \\mathrm{Bias} = \\overline{[y^m_p \\ne y^*_p]}, \\quad
-        c_1\\mathrm{Var} = \\overline{c_{1p} \\Pr(Y_{\\cdot p} \\ne y^m_p)}, \\quad
-        c_0\\mathrm{Noise} = \\mathrm{Err} - \\mathrm{Bias} - c_1\\mathrm{Var},
+        \mathrm{Err} = \overline{[Y \ne T]}, \quad
+        \mathrm{Bias} = \overline{[y^m_p \ne y^*_p]}, \quad
+        c_1\mathrm{Var} = \overline{c_{1p} \Pr(Y_{\cdot p} \ne y^m_p)}, \quad
+        c_0\mathrm{Noise} = \mathrm{Err} - \mathrm{Bias} - c_1\mathrm{Var},
 
     with :math:`c_{1p} = 1` if :math:`y^m_p = y^*_p` and :math:`-1` otherwise, and
-    :math:`c_{0p} = 2\\Pr(Y_{\\cdot p} = y^*_p) - 1` weighting the raw noise
-    :math:`\\Pr(T_{\\cdot p} \\ne y^*_p)`.
+    :math:`c_{0p} = 2\Pr(Y_{\cdot p} = y^*_p) - 1` weighting the raw noise
+    :math:`\Pr(T_{\cdot p} \ne y^*_p)`.
 
     References
     ----------
@@ -448,7 +429,7 @@ class PerfectAnnotator:
 
 
 def perfect_annotator(scores, outputs, *, ddof: int = 1) -> PerfectAnnotator:
-    """How much noise the judgements carry, from outputs judged more than once.
+    r"""How much noise the judgements carry, from outputs judged more than once.
 
     Parameters
     ----------
@@ -466,8 +447,8 @@ def perfect_annotator(scores, outputs, *, ddof: int = 1) -> PerfectAnnotator:
 
     Notes
     -----
-    :math:`V_H` is the sample variance of all scores; :math:`V_W = \\sum_g (n_g - d)s_g^2 /
-    \\sum_g (n_g - d)` over outputs :math:`g` with :math:`n_g \\ge 2`; :math:`V_P = V_H - V_W`
+    :math:`V_H` is the sample variance of all scores; :math:`V_W = \sum_g (n_g - d)s_g^2 /
+    \sum_g (n_g - d)` over outputs :math:`g` with :math:`n_g \ge 2`; :math:`V_P = V_H - V_W`
     and :math:`r = V_H / V_P` (law of total variance, Wei & Jia eq. 15-18).
 
     References
@@ -518,15 +499,9 @@ def _power_gap(n1, effect, alpha, power):
     return stats.nct.sf(crit, df, nc) + stats.nct.cdf(-crit, df, nc) - power
 
 
-def _probability_iv(value, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value < 1:
-        raise ValueError(f"`{name}` must be a probability strictly between 0 and 1; got {value!r}")
-    return float(value)
-
-
 def judgements_for_power(delta, sigma, *, alpha: float = 0.05, power: float = 0.95,
                          method: str = "t"):
-    """Judgements needed to tell two systems apart with a two-sample t-test.
+    r"""Judgements needed to tell two systems apart with a two-sample t-test.
 
     Parameters
     ----------
@@ -549,8 +524,8 @@ def judgements_for_power(delta, sigma, *, alpha: float = 0.05, power: float = 0.
 
     Notes
     -----
-    ``n1`` solves :math:`P(|T| > t_{1-\\alpha/2, 2n_1-2}) = \\text{power}` for
-    :math:`T \\sim t_{2n_1-2}(\\delta/\\sigma \\cdot \\sqrt{n_1/2})`, equal variances and group sizes.
+    ``n1`` solves :math:`P(|T| > t_{1-\alpha/2, 2n_1-2}) = \text{power}` for
+    :math:`T \sim t_{2n_1-2}(\delta/\sigma \cdot \sqrt{n_1/2})`, equal variances and group sizes.
 
     References
     ----------
@@ -561,9 +536,8 @@ def judgements_for_power(delta, sigma, *, alpha: float = 0.05, power: float = 0.
     >>> round(judgements_for_power(1, 19), 1), round(judgements_for_power(1, 19, method="normal"), 1)
     (18766.3, 18764.4)
     """
-    alpha, power = _probability_iv(alpha, "alpha"), _probability_iv(power, "power")
-    if method not in ("t", "normal"):
-        raise ValueError(f"`method` must be 't' or 'normal'; got {method!r}")
+    alpha, power = probability_iv(alpha, "alpha"), probability_iv(power, "power")
+    method = choice_iv(method, "method", ("t", "normal"))
     delta, sigma = np.asarray(delta, dtype=float), np.asarray(sigma, dtype=float)
     for value, name in ((delta, "delta"), (sigma, "sigma")):
         if not (np.isfinite(value) & (value > 0)).all():

@@ -14,11 +14,12 @@ import pandas as pd
 from tqdm import tqdm
 
 from spalib import _kernels
-from spalib.resampling import _as_generator, _is_seed, _score_matrix, draw_signs, pairwise_pvalues
-from spalib.resampling import _tie_tolerance as _matrix_tie_tolerance
+from spalib._validation import (choice_iv, flag_iv, is_seed, labels_iv, positive_int_iv, probability_iv,
+                                real_array_iv, real_iv, rng_iv, score_matrix_iv, sums_iv)
+from spalib.resampling import SignMatrix, draw_signs, pairwise_pvalues
 
 __all__ = ["pairwise_accuracy", "soft_pairwise_accuracy", "compare_metrics", "significance_ranks",
-           "MetricComparison"]
+           "MetricComparison", "SoftPairwiseAccuracyResult", "EarlyStopping", "WMT_EARLY_STOPPING"]
 
 
 # --- alignment -----------------------------------------------------------------------------------
@@ -31,8 +32,8 @@ def _align_vectors(human, metric) -> tuple[np.ndarray, np.ndarray]:
     if isinstance(human, pd.Series):
         _check_same_systems(human.index, metric.index)
         metric = metric.loc[human.index]
-    h = np.asarray(human, dtype=np.float64)
-    m = np.asarray(metric, dtype=np.float64)
+    h = real_array_iv(human, "human", allow_nan=True)
+    m = real_array_iv(metric, "metric", allow_nan=True)
     if h.ndim != 1 or h.shape != m.shape:
         raise ValueError(f"`human` and `metric` must be 1-D of equal length; got {h.shape} and {m.shape}")
     if np.isnan(m).any():
@@ -41,8 +42,8 @@ def _align_vectors(human, metric) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _check_same_systems(human_index, metric_index) -> None:
-    if human_index.has_duplicates or metric_index.has_duplicates:
-        raise ValueError("system names must be unique")
+    labels_iv(human_index, "human systems")
+    labels_iv(metric_index, "metric systems")
     missing = sorted(set(human_index) - set(metric_index))
     extra = sorted(set(metric_index) - set(human_index))
     if missing or extra:
@@ -63,8 +64,8 @@ def _align_matrices(human, metric, name: str = "metric") -> tuple[np.ndarray, np
         human, metric = human.loc[systems], metric.loc[systems]
     else:
         systems = list(range(np.shape(human)[0]))
-    h = _score_matrix(human, "human")
-    m = _score_matrix(metric, name)
+    h = score_matrix_iv(human, "human")
+    m = score_matrix_iv(metric, name)
     if h.shape != m.shape:
         raise ValueError(f"`human` has shape {h.shape}, `{name}` {m.shape}")
     return h, m, systems
@@ -89,50 +90,114 @@ def pairwise_accuracy(human_sys, metric_sys) -> float:
     return agree / pairs
 
 
-def soft_pairwise_accuracy(human_seg, metric_seg, *, n_resamples: int = 1000, rng=None,
-                           method: str = "permutation", precision: str | None = None, ties: str = "ge") -> float:
-    """Soft Pairwise Accuracy (Thompson et al. 2024, eq. 1):
-    ``SPA = 1 - mean_{i<j} |P^h[i, j] - P^m[i, j]|``.
+@dataclass(frozen=True)
+class SoftPairwiseAccuracyResult:
+    """Soft Pairwise Accuracy and the two p-value matrices it compares.
 
-    ``P^h`` and ``P^m`` are the paired permutation p-values (:func:`spalib.pairwise_pvalues`)
-    of the human and the metric segment scores, computed with **one** sign matrix.  With an int
-    ``rng`` the signs, and hence SPA, equal mt-metrics-eval's for that seed (its default is 4).
-    DataFrames are aligned by system name (and must have the same segment columns); systems are
-    put in sorted order, so that the result does not depend on the order they were listed in.
+    Attributes
+    ----------
+    statistic : float
+        ``1 - mean_{i<j} |P^h[i, j] - P^m[i, j]|``.
+    human_pvalues, metric_pvalues : ndarray, shape (S, S)
+        The paired permutation p-values (upper triangle; NaN elsewhere), systems in sorted order
+        when the inputs were DataFrames.
+    systems : list
+        The system labels (or positions) of the rows and columns.
+    """
 
-    >>> soft_pairwise_accuracy([[1, 2, 3], [2, 3, 4]], [[2, 2, 4], [1, 3, 5]], rng=4)
+    statistic: float
+    human_pvalues: np.ndarray
+    metric_pvalues: np.ndarray
+    systems: list
+
+
+def _spa(human_upper: np.ndarray, metric_upper: np.ndarray) -> float:
+    """SPA from the upper triangles of the two p-value matrices (Thompson et al. 2024, eq. 1)."""
+    return float(1.0 - np.mean(np.abs(human_upper - metric_upper)))
+
+
+def soft_pairwise_accuracy(human_seg, metric_seg, *, n_resamples: int = 1000, rng=None, signs="bits",
+                           method: str = "permutation", ties: str = "ge") -> SoftPairwiseAccuracyResult:
+    """Soft Pairwise Accuracy: how closely the metric's p-values follow the humans'.
+
+    Parameters
+    ----------
+    human_seg, metric_seg : DataFrame or array_like, systems x segments
+        Complete segment scores.  DataFrames are aligned by system name (and must have the same
+        segment columns); systems are put in sorted order, so that the result does not depend on
+        the order they were listed in.
+    n_resamples : int
+        Sign patterns ``K`` of the permutation p-values.
+    rng : None, int or numpy.random.Generator
+        The random state of the signs.
+    signs : {"bits", "mtme"} or SignMatrix
+        The sign recipe (:data:`spalib.resampling.SIGN_RECIPES`): ``"mtme"`` with an int seed
+        gives mt-metrics-eval's SPA for that seed (its default is 4).  One sign matrix serves
+        both the human and the metric p-values.
+    method : {"permutation", "normal", "exact"}
+        How the p-values are computed (:func:`spalib.pairwise_pvalues`).
+    ties : {"ge", "mid"}
+        Null values equal to the observed one count fully, or one half.
+
+    Returns
+    -------
+    SoftPairwiseAccuracyResult
+
+    Notes
+    -----
+    ``SPA = 1 - mean_{i<j} |P^h[i, j] - P^m[i, j]|`` over the ``S(S-1)/2`` system pairs.
+
+    References
+    ----------
+    Thompson, B. et al. (2024). Improving statistical significance in human evaluation of
+    automatic metrics via Soft Pairwise Accuracy. WMT. Equation 1.
+
+    Examples
+    --------
+    >>> soft_pairwise_accuracy([[1, 2, 3], [2, 3, 4]], [[2, 2, 4], [1, 3, 5]], rng=4, signs="mtme").statistic
     0.872
     """
-    h, m, _ = _align_matrices(human_seg, metric_seg)
-    signs = draw_signs(n_resamples, h.shape[1], rng) if method == "permutation" else None
-    kw = dict(method=method, precision=precision if precision is not None else (
-        "float32" if method == "permutation" and _is_seed(rng) else "float64"), ties=ties, signs=signs)
+    h, m, systems = _align_matrices(human_seg, metric_seg)
+    method = choice_iv(method, "method", ("permutation", "normal", "exact"))
+    if method == "permutation" and not isinstance(signs, SignMatrix):
+        signs = draw_signs(n_resamples, h.shape[1], rng, signs=signs)
+    kw = dict(method=method, ties=ties, signs=signs, n_resamples=n_resamples, rng=None)
+    ph, pm = pairwise_pvalues(h, **kw), pairwise_pvalues(m, **kw)
     upper = np.triu_indices(h.shape[0], 1)
-    ph = pairwise_pvalues(h, **kw)[upper]
-    pm = pairwise_pvalues(m, **kw)[upper]
-    return float(1.0 - np.mean(np.abs(ph - pm)))
+    return SoftPairwiseAccuracyResult(_spa(ph[upper], pm[upper]), ph, pm, systems)
 
 
 # --- significance of metric differences ----------------------------------------------------------
 
-def significance_ranks(pvalues: np.ndarray, alpha: float = 0.05) -> np.ndarray:
+def significance_ranks(pvalues, alpha: float = 0.05) -> np.ndarray:
     """Greedy significance-cluster ranks (mt-metrics-eval ``AssignRanks``).
 
-    ``pvalues[i, j]`` (``i < j``, metrics sorted best first) is the p-value that metric ``i`` is
-    better than ``j``.  Walking down the list, a metric opens a new cluster when it is
-    significantly worse (``p <= alpha``) than any metric since the current cluster began.
+    Parameters
+    ----------
+    pvalues : array_like, shape (n, n)
+        ``pvalues[i, j]`` (``i < j``, metrics sorted best first) is the p-value that metric ``i``
+        is better than ``j``; the rest is ignored.
+    alpha : float
+        Significance level (``p <= alpha`` is significant, as the toolkit assigns ranks).
 
+    Returns
+    -------
+    ndarray of int
+        Rank 1 for the first cluster.  Walking down the list, a metric opens a new cluster when it
+        is significantly worse than any metric since the current cluster began.
+
+    Examples
+    --------
     >>> M = np.full((5, 5), np.nan)
     >>> M[0, 1:] = [0.30, 0.01, 0.001, 0.0]; M[1, 2:] = [0.20, 0.04, 0.0]
     >>> M[2, 3:] = [0.5, 0.03]; M[3, 4] = 0.06
     >>> significance_ranks(M).tolist()
     [1, 1, 2, 2, 3]
     """
-    p = np.asarray(pvalues, dtype=float)
-    if p.ndim != 2 or p.shape[0] != p.shape[1]:
+    p = real_array_iv(pvalues, "pvalues", allow_nan=True, ndim=2)
+    if p.shape[0] != p.shape[1]:
         raise ValueError(f"`pvalues` must be a square matrix; got shape {p.shape}")
-    if not 0 < alpha < 1:
-        raise ValueError(f"`alpha` must be in (0, 1); got {alpha}")
+    alpha = probability_iv(alpha, "alpha")
     ranks = np.empty(p.shape[0], dtype=int)
     rank, start = 1, 0
     for i in range(p.shape[0]):
@@ -144,11 +209,37 @@ def significance_ranks(pvalues: np.ndarray, alpha: float = 0.05) -> np.ndarray:
 
 
 @dataclass(frozen=True)
+class EarlyStopping:
+    """mt-metrics-eval's early stopping of a PERM-BOTH test.
+
+    After every ``block_size`` draws the test stops if the running p-value is below
+    ``early_min`` or above ``early_max``.  WMT's runs use :data:`WMT_EARLY_STOPPING`.
+    """
+
+    block_size: int = 100
+    early_min: float = 0.02
+    early_max: float = 0.5
+
+    def __post_init__(self):
+        positive_int_iv(self.block_size, "block_size")
+        low = real_iv(self.early_min, "early_min", low=0.0, high=1.0)
+        high = real_iv(self.early_max, "early_max", low=0.0, high=1.0)
+        if not low < high:
+            raise ValueError(f"`early_min` must be below `early_max`; got {low} and {high}")
+
+
+WMT_EARLY_STOPPING = EarlyStopping(100, 0.02, 0.5)
+"""The early stopping of the WMT metrics-task runs (block 100, stop below 0.02 or above 0.5)."""
+
+
+@dataclass(frozen=True)
 class MetricComparison:
     """What :func:`compare_metrics` found.
 
     Attributes
     ----------
+    statistic : str
+        ``"spa"`` or ``"pa"``.
     scores : Series
         Each metric's statistic, best first (ties broken by name).
     pvalues : DataFrame
@@ -159,6 +250,10 @@ class MetricComparison:
         stopping ended the test).
     ranks : Series
         Greedy significance-cluster rank of each metric (``p <= alpha``).
+    alpha : float
+        The significance level of the ranks.
+    settings : dict
+        The arguments that produced the comparison.
     """
 
     statistic: str
@@ -179,10 +274,131 @@ class MetricComparison:
         """Number of metric pairs whose difference is significant (``p <= alpha``)."""
         return int((self.pvalues.to_numpy() <= self.alpha).sum())
 
+    def table(self) -> pd.DataFrame:
+        """One tidy row per metric, best first: metric, score, rank (the significance cluster).
+
+        Use pandas for a paper: ``comparison.table().to_latex(index=False)`` or ``.to_markdown()``.
+        """
+        return pd.DataFrame({"metric": self.scores.index, self.statistic: self.scores.to_numpy(),
+                             "rank": self.ranks.to_numpy()})
+
+
+def _compare_metrics_iv(human_seg, metrics_seg, statistic, n_resamples, rng, signs, spa_resamples, spa_method,
+                        ties, permutation, early_stopping, alpha, progress):
+    statistic = choice_iv(statistic, "statistic", ("spa", "pa"))
+    spa_method = choice_iv(spa_method, "spa_method", ("permutation", "normal"))
+    ties = choice_iv(ties, "ties", ("ge", "mid"))
+    permutation = choice_iv(permutation, "permutation", ("both", "inputs", "systems"))
+    n_resamples = positive_int_iv(n_resamples, "n_resamples")
+    spa_resamples = positive_int_iv(spa_resamples, "spa_resamples")
+    alpha = probability_iv(alpha, "alpha")
+    flag_iv(progress, "progress")
+    if early_stopping is None:
+        stop = (min(n_resamples, 100), -np.inf, np.inf)
+    elif isinstance(early_stopping, EarlyStopping):
+        stop = (early_stopping.block_size, early_stopping.early_min, early_stopping.early_max)
+    else:
+        raise TypeError(f"`early_stopping` must be None or an EarlyStopping, e.g. spalib.WMT_EARLY_STOPPING; "
+                        f"got {early_stopping!r}")
+    if not isinstance(metrics_seg, dict) or len(metrics_seg) < 2:
+        raise ValueError("`metrics_seg` must be a dict of at least two metrics")
+    if not isinstance(signs, (str, SignMatrix)) or isinstance(signs, str) and signs not in ("bits", "mtme"):
+        raise ValueError(f"`signs` must be 'bits', 'mtme' or a SignMatrix; got {signs!r}")
+    if isinstance(signs, str) and signs == "mtme":
+        if not is_seed(rng):
+            raise ValueError(f"signs='mtme' needs an int seed as `rng` (mt-metrics-eval's default is 4); got {rng!r}")
+        # the SPA signs follow the toolkit's recipe; the swaps get their own stream of that seed
+        swap_rng = np.random.default_rng([int(rng), 1])
+    else:
+        rng = swap_rng = rng_iv(rng)
+    names = sorted(metrics_seg)
+    human, metrics = None, {}
+    for name in names:
+        h, m, _ = _align_matrices(human_seg, metrics_seg[name], name=f"metrics_seg[{name!r}]")
+        sums_iv(m, f"metrics_seg[{name!r}]")
+        human = h if human is None else human
+        sd = m.std()
+        metrics[name] = (m - m.mean()) / sd if sd > 0 else m - m.mean()
+    return dict(human=human, metrics=metrics, statistic=statistic, n_resamples=n_resamples, rng=rng, signs=signs,
+                swap_rng=swap_rng, spa_resamples=spa_resamples, spa_method=spa_method, mid=ties == "mid", ties=ties,
+                permutation=permutation, stop=stop, alpha=alpha, progress=progress)
+
+
+def _pa_statistic(human, metrics, **_):
+    """PA of system scores taken as segment means, and its PERM-BOTH draws."""
+    # With equal segment counts, sums order systems as means do.  Hybrid totals are updated,
+    # not re-summed: metric ties are judged within a float tolerance.
+    human_sys = human.mean(axis=1)
+    tol = max(_kernels.tie_tolerance(m) for m in metrics.values())
+    stat = {n: _kernels._pairwise_agreement(human_sys, m.sum(axis=1), tol) for n, m in metrics.items()}
+
+    def pair_test(a, b, names):
+        args = (a.sum(axis=1), b.sum(axis=1), _kernels._subset_sums(b - a))
+        return lambda masks: _kernels._perm_both_pa(*args, masks, human_sys, tol)
+    return {n: agree / pairs for n, (agree, pairs) in stat.items()}, pair_test
+
+
+def _spa_normal_statistic(human, metrics, ties, mid, **_):
+    """SPA with normal-limit p-values, and its PERM-BOTH draws."""
+    upper = np.triu_indices(human.shape[0], 1)
+    human_upper = pairwise_pvalues(human, method="normal", ties=ties)[upper]
+    scores = {n: _spa(human_upper, _kernels._normal_upper(m, mid)) for n, m in metrics.items()}
+
+    def pair_test(a, b, names):
+        return lambda masks: _kernels._perm_both_spa_normal(a, b, masks, human_upper, mid)
+    return scores, pair_test
+
+
+def _spa_permutation_statistic(human, metrics, ties, mid, signs, spa_resamples, rng, **_):
+    """SPA with permutation p-values (one sign matrix for every metric), and its PERM-BOTH draws."""
+    if not isinstance(signs, SignMatrix):
+        signs = draw_signs(spa_resamples, human.shape[1], rng, signs=signs)
+    elif signs.n_segments != human.shape[1]:
+        raise ValueError(f"`signs` cover {signs.n_segments} segments, the scores have {human.shape[1]}")
+    upper = np.triu_indices(human.shape[0], 1)
+    # PERM-BOTH hybrids are summed in float64 whatever the recipe: the packed signs serve both
+    human_upper = pairwise_pvalues(human, signs=SignMatrix(human.shape[1], packed=signs.packed), ties=ties)[upper]
+    tol = max(_kernels.tie_tolerance(m) for m in metrics.values())
+    sums = {}
+    for n, m in metrics.items():
+        table = _kernels._byte_tables(m)
+        sums[n] = (_kernels._signed_sums(table, signs.packed), _kernels._observed_sums(table))
+    scores = {n: _kernels._spa_from_upper(human_upper, _kernels._pair_pvalues(*sums[n], mid, tol)) for n in metrics}
+
+    def pair_test(a, b, names):
+        args = (*sums[names[0]], *sums[names[1]], _kernels._subset_sums(b - a))
+        return lambda masks: _kernels._perm_both_spa_permutation(*args, masks, signs.packed, human_upper, mid, tol)
+    return scores, pair_test
+
+
+def _perm_both_pvalues(order, metrics, scores, pair_test, *, swap_rng, permutation, n_resamples, stop, progress,
+                       statistic, n_systems, n_groups):
+    """The PERM-BOTH p-value (and the draws used) of every ordered pair of metrics."""
+    block, early_min, early_max = stop
+    n_metrics = len(order)
+    pvals = np.full((n_metrics, n_metrics), np.nan)
+    draws = np.zeros((n_metrics, n_metrics), dtype=int)
+    pairs = [(i, j) for i in range(n_metrics) for j in range(i + 1, n_metrics)]
+    for i, j in tqdm(pairs, desc=f"PERM-BOTH {statistic}", disable=not progress):
+        delta = scores[order[i]] - scores[order[j]]
+        hybrid_stats = pair_test(metrics[order[j]], metrics[order[i]], (order[j], order[i]))
+        count = used = 0
+        while used < n_resamples:
+            size = min(block, n_resamples - used)
+            masks = _swap_masks(swap_rng, permutation, size, n_systems, n_groups)
+            stat_worse, stat_better = hybrid_stats(masks)
+            count += int(np.sum(stat_better - stat_worse >= delta))
+            used += size
+            if count / used < early_min or count / used > early_max:
+                break
+        pvals[i, j] = count / used
+        draws[i, j] = used
+    return pvals, draws
+
 
 def compare_metrics(human_seg, metrics_seg: dict, *, statistic: str = "spa", n_resamples: int = 1000,
-                    rng=None, spa_resamples: int = 1000, spa_method: str = "permutation", ties: str = "ge",
-                    permutation: str = "both", early_stopping: tuple[int, float, float] | None = None,
+                    rng=None, signs="bits", spa_resamples: int = 1000, spa_method: str = "permutation",
+                    ties: str = "ge", permutation: str = "both", early_stopping: EarlyStopping | None = None,
                     alpha: float = 0.05, progress: bool = False) -> MetricComparison:
     """Score metrics with PA or SPA and test every pair of metrics with PERM-BOTH.
 
@@ -197,123 +413,82 @@ def compare_metrics(human_seg, metrics_seg: dict, *, statistic: str = "spa", n_r
     n_resamples : int
         PERM-BOTH draws per metric pair (mt-metrics-eval's ``k``, default 1000).
     rng : None, int or Generator
-        An int seeds both the SPA sign matrix (drawn by the reference recipe, as
-        :func:`soft_pairwise_accuracy` does) and the swaps.
+        The random state of SPA's signs and of the swaps.
+    signs : {"bits", "mtme"} or SignMatrix
+        SPA's sign recipe (:data:`spalib.resampling.SIGN_RECIPES`).  ``"mtme"`` needs an int
+        ``rng``: SPA's signs are then mt-metrics-eval's for that seed, and the swaps come from a
+        separate stream of the same seed.
     spa_resamples, spa_method : int, {"permutation", "normal"}
         How SPA's own p-values are computed: ``K`` shared sign patterns, or the normal limit.
+    ties : {"ge", "mid"}
+        How SPA's p-values count null values equal to the observed one.
     permutation : {"both", "inputs", "systems"}
         What a draw swaps between the two metrics (Deutsch et al. 2021): each (system,
         segment) cell independently (PERM-BOTH, what mt-metrics-eval does), whole segments
         (PERM-INPUTS, what the SPA paper's text names), or whole systems (PERM-SYSTEMS).
-    early_stopping : (block_size, early_min, early_max), optional
-        mt-metrics-eval's rule: after every ``block_size`` draws stop if the running p-value is
-        below ``early_min`` or above ``early_max``.  WMT runs used (100, 0.02, 0.5).
+    early_stopping : EarlyStopping, optional
+        mt-metrics-eval's early stopping; WMT runs used :data:`WMT_EARLY_STOPPING`.
     alpha : float
         Significance level for the clusters (``p <= alpha``, as mt-metrics-eval assigns ranks).
+    progress : bool
+        Show a progress bar over the metric pairs.
+
+    Returns
+    -------
+    MetricComparison
 
     Notes
     -----
     PERM-BOTH (Deutsch et al. 2021): both metrics are z-scored over all cells; each draw swaps
     every (system, segment) cell between them with probability 1/2 and recomputes both
-    statistics (a swap mask is eight cells per random byte); ``p = #{draws: stat(b') - stat(a') >= stat(b) - stat(a)} / draws``, no +1, as in
-    the reference.  SPA and PA are unchanged by z-scoring a metric (a positive affine map), so
-    the reported scores are those of the raw metric.  The human p-values are computed once.
+    statistics (a swap mask is eight cells per random byte);
+    ``p = #{draws: stat(b') - stat(a') >= stat(b) - stat(a)} / draws``, no +1, as in the
+    reference.  SPA and PA are unchanged by z-scoring a metric (a positive affine map), so the
+    reported scores are those of the raw metric.  The human p-values are computed once.
+
+    References
+    ----------
+    Deutsch, D., Dror, R. and Roth, D. (2021). A statistical analysis of summarization evaluation
+    metrics using resampling methods. TACL.
+    Thompson, B. et al. (2024). Improving statistical significance in human evaluation of
+    automatic metrics via Soft Pairwise Accuracy. WMT.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> human = pd.DataFrame(rng.random((4, 16)))
+    >>> metrics = {"good": human + 0.1 * rng.random((4, 16)), "noisy": human + rng.random((4, 16))}
+    >>> compare_metrics(human, metrics, statistic="pa", n_resamples=100, rng=1).table()["metric"].tolist()
+    ['good', 'noisy']
     """
-    if statistic not in ("spa", "pa"):
-        raise ValueError(f"`statistic` must be 'spa' or 'pa'; got {statistic!r}")
-    if spa_method not in ("permutation", "normal"):
-        raise ValueError(f"`spa_method` must be 'permutation' or 'normal'; got {spa_method!r}")
-    if ties not in ("ge", "mid"):
-        raise ValueError(f"`ties` must be 'ge' or 'mid'; got {ties!r}")
-    if permutation not in ("both", "inputs", "systems"):
-        raise ValueError(f"`permutation` must be 'both', 'inputs' or 'systems'; got {permutation!r}")
-    if not isinstance(metrics_seg, dict) or len(metrics_seg) < 2:
-        raise ValueError("`metrics_seg` must be a dict of at least two metrics")
-    block, early_min, early_max = _early_stopping_rule(early_stopping, n_resamples)
-
-    names = sorted(metrics_seg)
-    human = None
-    metrics = {}
-    for name in names:
-        h, m, _ = _align_matrices(human_seg, metrics_seg[name], name=f"metrics_seg[{name!r}]")
-        human = h if human is None else human
-        sd = m.std()
-        metrics[name] = (m - m.mean()) / sd if sd > 0 else m - m.mean()
-
-    mid = ties == "mid"
-    upper = np.triu_indices(human.shape[0], 1)
-    # An int seed gives the reference's sign matrix; the swaps get their own stream of that seed.
-    swap_rng = np.random.default_rng([int(rng), 1]) if _is_seed(rng) else _as_generator(rng)
-    if statistic == "pa":
-        # System scores are segment means; with equal segment counts, sums order systems alike.
-        # Hybrid totals are updated, not re-summed: metric ties are judged within a float tolerance.
-        human_sys = human.mean(axis=1)
-        tol = _tie_tolerance(metrics)
-        stat = {n: _kernels._pairwise_agreement(human_sys, m.sum(axis=1), tol) for n, m in metrics.items()}
-        scores = {n: a / p for n, (a, p) in stat.items()}
-
-        def pair_test(a, b, names):
-            args = (a.sum(axis=1), b.sum(axis=1), _kernels._subset_sums(b - a))
-            return lambda masks: _kernels._perm_both_pa(*args, masks, human_sys, tol)
-    elif spa_method == "normal":
-        human_upper = pairwise_pvalues(human, method="normal", ties=ties)[upper]
-        scores = {n: 1.0 - np.mean(np.abs(human_upper - _kernels._normal_upper(m, mid))) for n, m in metrics.items()}
-
-        def pair_test(a, b, names):
-            return lambda masks: _kernels._perm_both_spa_normal(a, b, masks, human_upper, mid)
-    else:
-        signs = draw_signs(spa_resamples, human.shape[1], rng)
-        human_upper = pairwise_pvalues(human, signs=signs, precision="float64", ties=ties)[upper]
-        sums = {}
-        for n, m in metrics.items():
-            table = _kernels._byte_tables(m)
-            sums[n] = (_kernels._signed_sums(table, signs.packed), _kernels._observed_sums(table))
-        tol = _tie_tolerance(metrics)
-        scores = {n: _kernels._spa_from_upper(human_upper, _kernels._pair_pvalues(*sums[n], mid, tol))
-                  for n in names}
-
-        def pair_test(a, b, names):
-            args = (*sums[names[0]], *sums[names[1]], _kernels._subset_sums(b - a))
-            return lambda masks: _kernels._perm_both_spa_permutation(*args, masks, signs.packed, human_upper, mid, tol)
-
-    n_systems, n_groups = human.shape[0], (human.shape[1] + 7) // 8
-    order = sorted(names, key=lambda n: (-scores[n], n))
-    n_metrics = len(order)
-    pvals = np.full((n_metrics, n_metrics), np.nan)
-    draws = np.zeros((n_metrics, n_metrics), dtype=int)
-    pairs = [(i, j) for i in range(n_metrics) for j in range(i + 1, n_metrics)]
-    for i, j in tqdm(pairs, desc=f"PERM-BOTH {statistic}", disable=not progress):
-        better, worse = metrics[order[i]], metrics[order[j]]
-        delta = scores[order[i]] - scores[order[j]]
-        hybrid_stats = pair_test(worse, better, (order[j], order[i]))
-        count = used = 0
-        while used < n_resamples:
-            size = min(block, n_resamples - used)
-            masks = _swap_masks(swap_rng, permutation, size, n_systems, n_groups)
-            stat_worse, stat_better = hybrid_stats(masks)
-            count += int(np.sum(stat_better - stat_worse >= delta))
-            used += size
-            if count / used < early_min or count / used > early_max:
-                break
-        pvals[i, j] = count / used
-        draws[i, j] = used
+    args = _compare_metrics_iv(human_seg, metrics_seg, statistic, n_resamples, rng, signs, spa_resamples,
+                               spa_method, ties, permutation, early_stopping, alpha, progress)
+    factory = {"pa": _pa_statistic, "normal": _spa_normal_statistic, "permutation": _spa_permutation_statistic}
+    scores, pair_test = factory["pa" if args["statistic"] == "pa" else args["spa_method"]](**args)
+    metrics, human = args["metrics"], args["human"]
+    order = sorted(metrics, key=lambda n: (-scores[n], n))
+    pvals, draws = _perm_both_pvalues(
+        order, metrics, scores, pair_test, swap_rng=args["swap_rng"], permutation=args["permutation"],
+        n_resamples=args["n_resamples"], stop=args["stop"], progress=args["progress"],
+        statistic=args["statistic"], n_systems=human.shape[0], n_groups=(human.shape[1] + 7) // 8)
     index = pd.Index(order, name="metric")
-    ranks = significance_ranks(pvals, alpha)
     return MetricComparison(
-        statistic=statistic,
-        scores=pd.Series([scores[n] for n in order], index=index, name=statistic),
+        statistic=args["statistic"],
+        scores=pd.Series([scores[n] for n in order], index=index, name=args["statistic"]),
         pvalues=pd.DataFrame(pvals, index=index, columns=order),
         draws=pd.DataFrame(draws, index=index, columns=order),
-        ranks=pd.Series(ranks, index=index, name="rank"),
-        alpha=alpha,
-        settings=dict(n_resamples=n_resamples, spa_resamples=spa_resamples, spa_method=spa_method,
-                      ties=ties, permutation=permutation, early_stopping=early_stopping),
+        ranks=pd.Series(significance_ranks(pvals, args["alpha"]), index=index, name="rank"),
+        alpha=args["alpha"],
+        settings=dict(n_resamples=n_resamples, signs=signs if isinstance(signs, str) else "prepared",
+                      spa_resamples=spa_resamples, spa_method=spa_method, ties=ties, permutation=permutation,
+                      early_stopping=early_stopping),
     )
 
 
 def _swap_masks(rng: np.random.Generator, permutation: str, size: int, n_systems: int, n_groups: int) -> np.ndarray:
     """Packed swap bits, draws x systems x groups of 8 segments (bits past the last segment are
-    ignored by the kernels)."""
+    ignored by the kernels).
+    """
     if permutation == "both":
         return rng.integers(0, 256, size=(size, n_systems, n_groups), dtype=np.uint8)
     if permutation == "inputs":
@@ -321,22 +496,3 @@ def _swap_masks(rng: np.random.Generator, permutation: str, size: int, n_systems
         return np.ascontiguousarray(np.broadcast_to(per_segment, (size, n_systems, n_groups)))
     per_system = rng.integers(0, 2, size=(size, n_systems, 1), dtype=np.uint8) * np.uint8(255)
     return np.ascontiguousarray(np.broadcast_to(per_system, (size, n_systems, n_groups)))
-
-
-def _tie_tolerance(metrics: dict) -> float:
-    """The tolerance of :mod:`spalib.resampling`, large enough for every metric of the comparison."""
-    return max(_matrix_tie_tolerance(m) for m in metrics.values())
-
-
-def _early_stopping_rule(early_stopping, n_resamples: int) -> tuple[int, float, float]:
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
-        raise ValueError(f"`n_resamples` must be a positive integer; got {n_resamples!r}")
-    if early_stopping is None:
-        return min(n_resamples, 100), -np.inf, np.inf
-    try:
-        block, low, high = early_stopping
-    except (TypeError, ValueError):
-        raise ValueError("`early_stopping` must be (block_size, early_min, early_max), e.g. (100, 0.02, 0.5)") from None
-    if not (isinstance(block, (int, np.integer)) and block >= 1 and 0 <= low < high <= 1):
-        raise ValueError(f"`early_stopping` = {early_stopping!r} needs block_size >= 1 and 0 <= early_min < early_max <= 1")
-    return int(block), float(low), float(high)

@@ -30,7 +30,8 @@ import numpy as np
 import pandas as pd
 
 from spalib import _rank_kernels as _k
-from spalib.resampling import _as_generator, pairwise_pvalues
+from spalib._validation import choice_iv, labels_iv, positive_int_iv, real_array_iv, real_iv, rng_iv
+from spalib.resampling import pairwise_pvalues
 
 __all__ = ["kendall_tau", "tie_calibration", "pairs_permutation_test", "KendallResult", "TieCalibrationResult",
            "PairsTestResult", "VARIANTS"]
@@ -89,7 +90,15 @@ def _statistic(variant, counts, h, m):
 
 
 def _matrices(human, metric) -> tuple[np.ndarray, np.ndarray]:
-    """Two equally shaped float arrays; DataFrames / Series are aligned by their labels."""
+    """Two equally shaped float arrays; DataFrames / Series are aligned by their labels.
+
+    NaN marks a missing cell; inf is an error.
+    """
+    for frame, name in ((human, "human"), (metric, "metric")):
+        if isinstance(frame, (pd.DataFrame, pd.Series)):
+            labels_iv(frame.index, f"{name} index")
+            if isinstance(frame, pd.DataFrame):
+                labels_iv(frame.columns, f"{name} columns")
     if isinstance(human, (pd.DataFrame, pd.Series)) and isinstance(metric, type(human)):
         same = set(human.index) == set(metric.index)
         if isinstance(human, pd.DataFrame):
@@ -99,8 +108,8 @@ def _matrices(human, metric) -> tuple[np.ndarray, np.ndarray]:
             metric = metric.reindex(human.index) if same else metric
         if not same:
             raise ValueError("`human` and `metric` cover different systems or segments")
-    h = np.asarray(human, dtype=float)
-    m = np.asarray(metric, dtype=float)
+    h = real_array_iv(human, "human", allow_nan=True)
+    m = real_array_iv(metric, "metric", allow_nan=True)
     if h.shape != m.shape:
         raise ValueError(f"`human` and `metric` must have the same shape; got {h.shape} and {m.shape}")
     return h, m
@@ -157,9 +166,8 @@ def kendall_tau(human, metric, *, variant: str, epsilon: float = 0.0, grouping: 
     0.6
     """
     variant = _variant(variant)
-    epsilon = float(epsilon)
-    if not epsilon >= 0:
-        raise ValueError(f"`epsilon` must be non-negative; got {epsilon}")
+    epsilon = real_iv(epsilon, "epsilon", low=0.0)
+    threshold = real_iv(threshold, "threshold", low=0.0)
     if variant == "c" and epsilon > 0:
         raise ValueError("variant 'c' is defined for exact ties only (epsilon = 0)")
     totals = np.zeros(5, dtype=np.int64)
@@ -169,7 +177,7 @@ def kendall_tau(human, metric, *, variant: str, epsilon: float = 0.0, grouping: 
             stats_per_group.append(np.nan)
             continue
         if variant == "kendall_like":
-            c, d = _k._kendall_like_counts(hg, mg, float(threshold))
+            c, d = _k._kendall_like_counts(hg, mg, threshold)
             totals[:2] += (c, d)
             stats_per_group.append((c - d) / (c + d) if c + d else np.nan)
             continue
@@ -184,7 +192,7 @@ def kendall_tau(human, metric, *, variant: str, epsilon: float = 0.0, grouping: 
     defined = ~np.isnan(per_group)
     if variant == "kendall_like":
         c, d = totals[0], totals[1]
-        statistic = (c - d) / (c + d) if c + d else 0.0
+        statistic = (c - d) / (c + d) if c + d else np.nan  # no pair above the threshold
     else:
         statistic = float(per_group[defined].mean()) if defined.any() else np.nan
     return KendallResult(float(statistic), *(int(x) for x in totals), int(defined.sum()),
@@ -194,7 +202,8 @@ def kendall_tau(human, metric, *, variant: str, epsilon: float = 0.0, grouping: 
 @dataclass(frozen=True)
 class TieCalibrationResult:
     """``epsilon``: the smallest tie threshold with the best statistic; ``statistic``: that best
-    value; ``epsilons`` and ``values``: the whole curve (0 and every distinct |difference|)."""
+    value; ``epsilons`` and ``values``: the whole curve (0 and every distinct |difference|).
+    """
 
     epsilon: float
     statistic: float
@@ -223,8 +232,7 @@ def tie_calibration(human, metric, *, variant: str = "acc_eq", grouping: str = "
     variant = _variant(variant)
     if variant not in ("acc_eq", "tau_eq"):
         raise ValueError(f"tie calibration optimises 'acc_eq' or 'tau_eq'; got variant {variant!r}")
-    if not 0 < sample_rate <= 1:
-        raise ValueError(f"`sample_rate` must be in (0, 1]; got {sample_rate}")
+    sample_rate = real_iv(sample_rate, "sample_rate", low=0.0, high=1.0, low_open=True)
     h_parts, m_parts, starts = [], [], [0]
     blocks = _blocks(*_matrices(human, metric), grouping)
     for hg, mg in blocks:
@@ -234,13 +242,11 @@ def tie_calibration(human, metric, *, variant: str = "acc_eq", grouping: str = "
         starts.append(starts[-1] + int(keep.sum()))
     starts = np.asarray(starts, dtype=np.int64)
     sizes = np.diff(starts)
-    n_all_pairs = int((sizes * (sizes - 1) // 2).sum())
-    if sample_rate < 1:
-        uniform = _as_generator(rng).random(n_all_pairs)
-    else:
-        uniform = np.zeros(n_all_pairs)
+    # a sample's seed is drawn only when sampling, so that a shared generator is left untouched otherwise
+    seed = (rng_iv(rng).integers(0, np.iinfo(np.uint64).max, dtype=np.uint64, endpoint=True) if sample_rate < 1
+            else np.uint64(0))
     group, delta, base, tied = _k._calibration_pairs(np.concatenate(h_parts), np.concatenate(m_parts), starts,
-                                                     uniform, float(sample_rate))
+                                                     seed, sample_rate)
     if len(group) == 0:
         raise ValueError("no pair of items with both human and metric scores in any group")
     epsilons, values = _k._calibration_curve(group, delta, base, tied, len(sizes), 0 if variant == "acc_eq" else 1)
@@ -251,7 +257,8 @@ def tie_calibration(human, metric, *, variant: str = "acc_eq", grouping: str = "
 @dataclass(frozen=True)
 class PairsTestResult:
     """``pvalue``: one-sided p-value that metric 1's statistic is higher than metric 2's;
-    ``statistic1``/``statistic2`` with the tie thresholds ``epsilon1``/``epsilon2`` used."""
+    ``statistic1``/``statistic2`` with the tie thresholds ``epsilon1``/``epsilon2`` used.
+    """
 
     statistic1: float
     statistic2: float
@@ -262,14 +269,16 @@ class PairsTestResult:
 
     @property
     def delta(self) -> float:
+        """``statistic1 - statistic2``."""
         return self.statistic1 - self.statistic2
 
 
 def pairs_permutation_test(human, metric1, metric2, *, variant: str = "acc_eq", grouping: str = "item",
                            epsilon1: float | None = None, epsilon2: float | None = None, sample_rate: float = 1.0,
                            n_resamples: int = 1000, rng=None, method: str = "permutation") -> PairsTestResult:
-    """Is metric 1's tie-aware pairwise accuracy higher than metric 2's? (mt-metrics-eval's
-    ``PairwisePermutationSigDiff``, the WMT23-25 "acc-t" significance test.)
+    """Test whether metric 1's tie-aware pairwise accuracy is higher than metric 2's.
+
+    This is mt-metrics-eval's ``PairwisePermutationSigDiff``, the WMT23-25 "acc-t" significance test.
 
     Each metric keeps its own tie threshold, calibrated once on all the data unless given
     (``tie_calibration`` with ``sample_rate``).  A draw swaps, independently for every pair of
@@ -290,6 +299,9 @@ def pairs_permutation_test(human, metric1, metric2, *, variant: str = "acc_eq", 
     variant = _variant(variant)
     if variant not in ("acc_eq", "tau_eq"):
         raise ValueError(f"the pairs test supports 'acc_eq' and 'tau_eq' (linear in the pairs); got {variant!r}")
+    method = choice_iv(method, "method", ("permutation", "exact"))
+    n_resamples = positive_int_iv(n_resamples, "n_resamples")
+    rng = rng_iv(rng)
     h, m1 = _matrices(human, metric1)
     _, m2 = _matrices(human, metric2)
     if epsilon1 is None:
@@ -316,7 +328,6 @@ def pairs_permutation_test(human, metric1, metric2, *, variant: str = "acc_eq", 
         pvalue = 1.0  # the verdicts never differ in correctness: every draw ties the observed 0
     else:
         pvalue = float(pairwise_pvalues(np.vstack([scale * informative, np.zeros_like(informative)]),
-                                        n_resamples=n_resamples, rng=_as_generator(rng), method=method,
-                                        precision="float64")[0, 1])
+                                        n_resamples=n_resamples, rng=rng, method=method)[0, 1])
     return PairsTestResult(stat1.statistic, stat2.statistic, float(epsilon1), float(epsilon2), pvalue,
                            n_resamples if method == "permutation" else 2 ** informative.size)

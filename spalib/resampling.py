@@ -19,126 +19,169 @@ of all 256 sign patterns of each block of eight segments, so that each permutati
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from spalib import _kernels
+from spalib._validation import choice_iv, is_seed, positive_int_iv, rng_iv, score_matrix_iv, sums_iv
 
-__all__ = ["pairwise_pvalues", "draw_signs", "SignMatrix", "MAX_EXACT_SEGMENTS"]
+__all__ = ["pairwise_pvalues", "draw_signs", "SignMatrix", "SIGN_RECIPES", "MAX_EXACT_SEGMENTS"]
 
 #: Exact enumeration visits 2**L sign patterns; beyond this it would take too long.
 MAX_EXACT_SEGMENTS = 20
+
+SIGN_RECIPES = ("bits", "mtme")
+"""How sign matrices are drawn: ``"bits"``, eight random signs per random byte from the ``rng``
+Generator (fast, float64 sums); ``"mtme"``, mt-metrics-eval's recipe for an int seed
+(``default_rng(seed).random((K, L), dtype=float32)``, +1 iff the uniform rounds to 1) with its
+float32 arithmetic, so that p-values and SPA equal the toolkit's for that seed."""
 
 
 class SignMatrix:
     """A shared matrix of random signs: ``n_resamples`` patterns over ``n_segments``.
 
     ``packed`` holds the signs as bits (``uint8``, eight segments per byte, bit set = +1).
-    ``reference`` holds the float32 ±1 matrix when the signs were drawn with the reference
-    recipe, which the float32 path multiplies exactly as mt-metrics-eval does; the packed form
-    of such signs is built only if a float64 computation asks for it.
+    ``reference`` holds the float32 ±1 matrix of the ``"mtme"`` recipe, which p-values multiply
+    in float32 exactly as mt-metrics-eval does; its packed form is built only if a float64
+    computation asks for it.  Both are validated here, before any kernel reads them.
     """
 
     def __init__(self, n_segments: int, *, packed: np.ndarray | None = None, reference: np.ndarray | None = None):
+        n_segments = positive_int_iv(n_segments, "n_segments")
         if (packed is None) == (reference is None):
-            raise ValueError("give either packed signs or the reference's float32 sign matrix")
+            raise ValueError("give either packed signs or the float32 sign matrix of the 'mtme' recipe")
+        if packed is not None:
+            packed = np.asarray(packed)
+            if packed.dtype != np.uint8 or packed.ndim != 2 or packed.shape[1] != (n_segments + 7) // 8 \
+                    or packed.shape[0] < 1:
+                raise ValueError(f"`packed` must be a uint8 array of shape (n_resamples, {(n_segments + 7) // 8}) "
+                                 f"for {n_segments} segments; got {packed.dtype} {packed.shape}")
+            packed = np.ascontiguousarray(packed)
+        else:
+            reference = np.asarray(reference)
+            if reference.dtype != np.float32 or reference.ndim != 2 or reference.shape[1] != n_segments \
+                    or reference.shape[0] < 1 or not np.isin(reference, (-1.0, 1.0)).all():
+                raise ValueError(f"`reference` must be a float32 matrix of ±1 of shape (n_resamples, {n_segments}); "
+                                 f"got {reference.dtype} {reference.shape}")
+            reference = np.ascontiguousarray(reference)
         self.n_segments = n_segments
         self._packed = packed
         self.reference = reference
 
     @property
+    def recipe(self) -> str:
+        """``"mtme"`` for mt-metrics-eval's float32 signs, else ``"bits"``."""
+        return "mtme" if self.reference is not None else "bits"
+
+    @property
     def n_resamples(self) -> int:
+        """The number of sign patterns."""
         return (self._packed if self._packed is not None else self.reference).shape[0]
 
     @property
     def packed(self) -> np.ndarray:
+        """The signs as bits, eight segments per byte."""
         if self._packed is None:
             self._packed = _kernels._pack_signs(self.reference)
         return self._packed
 
-
-def _as_generator(rng) -> np.random.Generator:
-    if isinstance(rng, np.random.Generator):
-        return rng
-    if rng is None or isinstance(rng, (int, np.integer)):
-        return np.random.default_rng(rng)
-    raise TypeError(f"`rng` must be None, an int seed or a numpy Generator; got {type(rng).__name__}")
+    def as_bits(self) -> SignMatrix:
+        """The same signs for float64 arithmetic (the ``"bits"`` path), e.g. mt-metrics-eval's signs
+        without its float32 rounding.
+        """
+        return SignMatrix(self.n_segments, packed=self.packed)
 
 
-def draw_signs(n_resamples: int, n_segments: int, rng=None) -> SignMatrix:
+def _draw_signs_iv(n_resamples, n_segments, rng, signs):
+    n_resamples = positive_int_iv(n_resamples, "n_resamples")
+    n_segments = positive_int_iv(n_segments, "n_segments")
+    signs = choice_iv(signs, "signs", SIGN_RECIPES)
+    if signs == "mtme" and not is_seed(rng):
+        raise ValueError("signs='mtme' reproduces mt-metrics-eval's signs for an int seed (its default is 4): "
+                         f"pass `rng` as an int; got {rng!r}")
+    return n_resamples, n_segments, rng if signs == "mtme" else rng_iv(rng), signs
+
+
+def draw_signs(n_resamples: int, n_segments: int, rng=None, *, signs: str = "bits") -> SignMatrix:
     """Draw the sign matrix shared by every system pair (and by the human and metric scores).
 
-    With an **int** seed the signs are drawn exactly as mt-metrics-eval draws them
-    (``default_rng(seed).random((K, L), dtype=float32)``, ``+1`` iff ``u > 0.5``), so that
-    p-values and SPA equal the reference's for the same seed.  With a ``Generator`` (or None)
-    spalib draws random bytes instead, eight signs per byte: much cheaper, equally fair.
+    Parameters
+    ----------
+    n_resamples, n_segments : int
+        The number of sign patterns ``K`` and of segments ``L``.
+    rng : None, int or numpy.random.Generator
+        The random state; ``signs="mtme"`` needs an int seed.
+    signs : {"bits", "mtme"}
+        ``"bits"``: random bytes from ``numpy.random.default_rng(rng)``, eight signs per byte.
+        ``"mtme"``: mt-metrics-eval's recipe, ``default_rng(seed).random((K, L), dtype=float32)``,
+        ``+1`` iff ``u > 0.5``, so that p-values equal the toolkit's for the same seed.
+
+    Returns
+    -------
+    SignMatrix
+
+    Examples
+    --------
+    >>> draw_signs(1000, 12, rng=4, signs="mtme").recipe
+    'mtme'
     """
-    _check_positive_int(n_resamples, "n_resamples")
-    _check_positive_int(n_segments, "n_segments")
-    if _is_seed(rng):
-        signs = np.random.default_rng(rng).random((n_resamples, n_segments), dtype=np.float32)
-        _kernels._uniform_to_signs(signs)  # in place, as the reference does with np.rint
-        return SignMatrix(n_segments, reference=signs)
-    generator = _as_generator(rng)
-    n_bytes = (n_segments + 7) // 8
-    packed = generator.integers(0, 256, size=(n_resamples, n_bytes), dtype=np.uint8)
+    n_resamples, n_segments, rng, signs = _draw_signs_iv(n_resamples, n_segments, rng, signs)
+    if signs == "mtme":
+        uniform = np.random.default_rng(rng).random((n_resamples, n_segments), dtype=np.float32)
+        _kernels._uniform_to_signs(uniform)  # in place, as the reference does with np.rint
+        return SignMatrix(n_segments, reference=uniform)
+    packed = rng.integers(0, 256, size=(n_resamples, (n_segments + 7) // 8), dtype=np.uint8)
     return SignMatrix(n_segments, packed=packed)
 
 
-def _is_seed(rng) -> bool:
-    return isinstance(rng, (int, np.integer)) and not isinstance(rng, bool)
+def _signs_iv(signs, n_resamples, n_segments, rng) -> SignMatrix:
+    """The sign matrix a p-value computation uses: drawn by a named recipe, or a prepared one."""
+    if isinstance(signs, SignMatrix):
+        if signs.n_segments != n_segments:
+            raise ValueError(f"`signs` cover {signs.n_segments} segments, the scores have {n_segments}")
+        return signs
+    if not isinstance(signs, str):
+        raise TypeError(f"`signs` must be 'bits', 'mtme' or a SignMatrix from spalib.draw_signs; got {signs!r}")
+    return draw_signs(n_resamples, n_segments, rng, signs=signs)
 
 
-def _check_positive_int(value, name: str) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"`{name}` must be a positive integer; got {value!r}")
+def _pairwise_pvalues_iv(scores, n_resamples, rng, signs, method, ties):
+    x = score_matrix_iv(scores)
+    method = choice_iv(method, "method", ("permutation", "normal", "exact"))
+    ties = choice_iv(ties, "ties", ("ge", "mid"))
+    if method == "exact" and x.shape[1] > MAX_EXACT_SEGMENTS:
+        raise ValueError(f"method='exact' enumerates 2**L sign patterns; L = {x.shape[1]} is over "
+                         f"the limit of {MAX_EXACT_SEGMENTS} segments")
+    sign_matrix = _signs_iv(signs, n_resamples, x.shape[1], rng) if method == "permutation" else None
+    sums_iv(x, "scores", np.float32 if sign_matrix is not None and sign_matrix.recipe == "mtme" else np.float64)
+    return x, sign_matrix, method, ties == "mid"
 
 
-def _score_matrix(scores, name: str = "scores") -> np.ndarray:
-    """Validate a systems x segments matrix: 2-D, at least two systems, finite."""
-    array = np.asarray(scores.to_numpy() if isinstance(scores, pd.DataFrame) else scores, dtype=np.float64)
-    if array.ndim != 2:
-        raise ValueError(f"`{name}` must be a 2-D systems x segments matrix; got {array.ndim} dimension(s)")
-    if array.shape[0] < 2 or array.shape[1] < 1:
-        raise ValueError(f"`{name}` needs at least 2 systems and 1 segment; got shape {array.shape}")
-    missing = ~np.isfinite(array)
-    if missing.any():
-        columns = np.flatnonzero(missing.any(axis=0))
-        raise ValueError(
-            f"`{name}` has {missing.sum()} missing or non-finite value(s) in {len(columns)} segment(s) "
-            f"(first: column {columns[0]}); keep complete segments only, e.g. with "
-            "spalib.data.complete_segments, which reports what it drops")
-    return np.ascontiguousarray(array)
-
-
-def pairwise_pvalues(scores, *, n_resamples: int = 1000, rng=None, method: str = "permutation",
-                     precision: str | None = None, ties: str = "ge", signs: SignMatrix | None = None) -> np.ndarray:
+def pairwise_pvalues(scores, *, n_resamples: int = 1000, rng=None, signs="bits", method: str = "permutation",
+                     ties: str = "ge") -> np.ndarray:
     """One-sided paired permutation p-values for every pair of systems.
 
     Parameters
     ----------
     scores : array_like or DataFrame, shape (S, L)
         Segment scores, systems x segments, higher = better.  Every segment must be scored for
-        every system (drop incomplete segments first).
+        every system (drop incomplete segments first); scores must be finite.
     n_resamples : int
         Number of random sign patterns ``K`` (``method="permutation"``).
     rng : None, int or numpy.random.Generator
-        An int draws the signs exactly as mt-metrics-eval does for that seed (its default is 4).
+        The random state of the signs.
+    signs : {"bits", "mtme"} or SignMatrix
+        How the shared signs are drawn (see :data:`SIGN_RECIPES`), or a matrix from
+        :func:`draw_signs` to reuse (it overrides ``n_resamples`` and ``rng``).  The arithmetic
+        follows the recipe: ``"mtme"`` multiplies float32 scores by float32 signs, as the toolkit,
+        so that float rounding decides near-ties exactly as there; ``"bits"`` sums in float64
+        and treats null values within ``1e-11 * max_s sum_l |x_sl|`` of the observed one as ties,
+        so that mathematically equal sums compare equal.
     method : {"permutation", "normal", "exact"}
         ``"permutation"``: Monte-Carlo, one sign matrix shared by all pairs.
-        ``"normal"``: the ``K -> inf`` limit: the null of ``sum_l s_l d_l`` has mean 0 and
-        variance ``sum_l d_l^2``, so ``P = 1 - Phi(T / sqrt(sum d^2))``; deterministic.
+        ``"normal"``: the ``K -> inf`` limit, deterministic.
         ``"exact"``: all ``2**L`` sign patterns (``L <= 20``).
-    precision : {None, "float32", "float64"}
-        ``"float32"`` (the default with an int ``rng``) reproduces the reference bit for bit:
-        float32 scores, float32 matmul, exact comparisons, so float rounding decides near-ties.
-        ``"float64"`` (the default otherwise) sums in float64 and treats null values within
-        ``1e-11 * max_s sum_l |x_sl|`` of the observed one as ties, so that mathematically
-        equal sums compare equal (what the exact enumeration needs).
     ties : {"ge", "mid"}
         ``"ge"`` counts null values equal to the observed one (the reference); ``"mid"`` counts
         them one half, which makes ``P[i, j] + P[j, i] = 1`` and SPA independent of system order.
-    signs : SignMatrix, optional
-        A sign matrix from :func:`draw_signs` to reuse (it overrides ``n_resamples`` and ``rng``).
 
     Returns
     -------
@@ -146,55 +189,41 @@ def pairwise_pvalues(scores, *, n_resamples: int = 1000, rng=None, method: str =
         ``P[i, j]`` (``i < j``) is the p-value of "system ``i`` is better than system ``j``";
         the diagonal and lower triangle are NaN, as in the reference.
 
+    Notes
+    -----
+    With ``d_l = x_il - x_jl``, ``T = sum_l d_l`` and null draws ``N_k = sum_l s_kl d_l``,
+    ``P[i, j] = #{k : N_k >= T} / K`` (no +1, as mt-metrics-eval).  The normal limit is
+    ``1 - Phi(T / sqrt(sum_l d_l^2))``.
+
+    References
+    ----------
+    Thompson, B. et al. (2024). Improving statistical significance in human evaluation of
+    automatic metrics via Soft Pairwise Accuracy. WMT. Section 3.2.
+
     Examples
     --------
     >>> a = [0.8, 0.9, 0.7, 1.0, 0.6]; b = [0.2, 0.3, 0.1, 0.4, 0.0]
     >>> float(pairwise_pvalues([a, b], method="exact")[0, 1])
     0.03125
+    >>> float(pairwise_pvalues([a, b], rng=4, signs="mtme")[0, 1])
+    0.036
     """
-    x = _score_matrix(scores)
-    if ties not in ("ge", "mid"):
-        raise ValueError(f"`ties` must be 'ge' or 'mid'; got {ties!r}")
-    if precision is None:
-        precision = "float32" if method == "permutation" and signs is None and _is_seed(rng) else "float64"
-    if precision not in ("float64", "float32"):
-        raise ValueError(f"`precision` must be 'float64' or 'float32'; got {precision!r}")
-    mid = ties == "mid"
+    x, sign_matrix, method, mid = _pairwise_pvalues_iv(scores, n_resamples, rng, signs, method, ties)
     if method == "normal":
         return _normal_pvalues(x, mid)
     if method == "exact":
-        if x.shape[1] > MAX_EXACT_SEGMENTS:
-            raise ValueError(f"method='exact' enumerates 2**L sign patterns; L = {x.shape[1]} is over "
-                             f"the limit of {MAX_EXACT_SEGMENTS} segments")
-        signs = SignMatrix(x.shape[1], packed=_kernels._all_patterns(x.shape[1]))
-    elif method == "permutation":
-        if signs is None:
-            signs = draw_signs(n_resamples, x.shape[1], rng)
-        elif signs.n_segments != x.shape[1]:
-            raise ValueError(f"`signs` cover {signs.n_segments} segments, `scores` has {x.shape[1]}")
-    else:
-        raise ValueError(f"`method` must be 'permutation', 'normal' or 'exact'; got {method!r}")
-    return _pvalues_from_signs(x, signs, precision, mid)
+        sign_matrix = SignMatrix(x.shape[1], packed=_kernels._all_patterns(x.shape[1]))
+    return _pvalues_from_signs(x, sign_matrix, mid)
 
 
-def _pvalues_from_signs(x: np.ndarray, signs: SignMatrix, precision: str, mid: bool) -> np.ndarray:
-    if precision == "float32":
-        if signs.reference is None:
-            raise ValueError("precision='float32' reproduces the reference recipe and needs its signs: "
-                             "pass an int `rng` (a seed)")
+def _pvalues_from_signs(x: np.ndarray, signs: SignMatrix, mid: bool) -> np.ndarray:
+    if signs.recipe == "mtme":
         x32 = x.astype(np.float32)
         null = np.ascontiguousarray((signs.reference @ x32.T).T)  # float32 matmul, as the reference
-        observed = x32.sum(axis=1)
-        return _kernels._pair_pvalues(null, observed, mid, np.float32(0))
+        return _kernels._pair_pvalues(null, x32.sum(axis=1), mid, np.float32(0))
     table = _kernels._byte_tables(x)
     null = _kernels._signed_sums(table, signs.packed)
-    return _kernels._pair_pvalues(null, _kernels._observed_sums(table), mid, _tie_tolerance(x))
-
-
-def _tie_tolerance(x: np.ndarray) -> float:
-    """Float64 sums of L terms are off by at most ~L ulps of the largest attainable |sum|; a
-    margin far above that, far below any difference that matters."""
-    return 1e-11 * float(np.abs(x).sum(axis=1).max())
+    return _kernels._pair_pvalues(null, _kernels._observed_sums(table), mid, _kernels.tie_tolerance(x))
 
 
 def _normal_pvalues(x: np.ndarray, mid: bool) -> np.ndarray:

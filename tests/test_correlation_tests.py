@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 
@@ -77,3 +78,23 @@ def test_other_bad_input():
         spalib.williams_matrix(human.iloc[1:], metrics)
     with pytest.raises(ValueError, match="at least two metrics"):
         spalib.williams_matrix(human, metrics[["AMBER"]])
+
+
+def test_williams_rejects_bad_degrees_of_freedom_and_types():
+    with pytest.raises(ValueError, match="`df` must be a finite number"):
+        spalib.williams_test(0.9, 0.8, 0.85, 12, df=np.nan)
+    with pytest.raises(ValueError, match="`n` must be a positive integer"):
+        spalib.williams_test(0.9, 0.8, 0.85, "12")
+    with pytest.raises(ValueError, match="`r12` must be a correlation"):
+        spalib.williams_test(0.9 + 0j, 0.8, 0.85, 12)
+
+
+def test_williams_matrix_names_the_metric_with_bad_scores():
+    human = pd.Series(np.arange(8.0))
+    metrics = pd.DataFrame({"good": np.arange(8.0) + 0.1 * np.sin(np.arange(8.0)), "bad": np.arange(8.0) ** 2})
+    metrics.loc[3, "bad"] = np.inf
+    with pytest.raises(ValueError, match=r"`metrics\['bad'\]` has 1 infinite value"):
+        spalib.williams_matrix(human, metrics)
+    metrics.loc[3, "bad"] = np.nan
+    with pytest.raises(ValueError, match="missing in: bad"):
+        spalib.williams_matrix(human, metrics)

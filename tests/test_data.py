@@ -461,3 +461,14 @@ def test_to_english_texts_must_be_line_aligned(tmp_path):
         data.load_wmt_toen_texts(2022, "fr-en", root=tmp_path / "wmt-da")
     with pytest.raises(ValueError, match="`types` must be a non-empty subset"):
         data.load_wmt_toen_da(types=["GOOD"])
+
+
+def test_command_line_rejects_an_unknown_dataset(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        data._main(["ensure", "nope"])
+    assert exit_info.value.code == 2 and "unknown dataset(s) nope" in capsys.readouterr().err
+
+
+def test_exclude_metrics_accepts_a_single_name():
+    task = data.segment_task(data.load_mtme("wmt23", "en-de"), exclude_metrics="BLEU")
+    assert not any(m.startswith("BLEU") for m in task.metrics) and "chrF-refA" in task.metrics

@@ -129,8 +129,8 @@ def test_power_agrees_with_a_simulated_t_test():
 @pytest.mark.parametrize("kwargs, message", [
     (dict(delta=0, sigma=19), "`delta` must be positive"),
     (dict(delta=1, sigma=np.nan), "`sigma` must be positive"),
-    (dict(delta=1, sigma=19, alpha=1.5), "`alpha` must be a probability"),
-    (dict(delta=1, sigma=19, power=True), "`power` must be a probability"),
+    (dict(delta=1, sigma=19, alpha=1.5), r"`alpha` must be a finite number in \(0.0, 1.0\)"),
+    (dict(delta=1, sigma=19, power=True), "`power` must be a real number"),
     (dict(delta=1, sigma=19, method="z"), "`method` must be"),
 ])
 def test_power_rejects_bad_input(kwargs, message):

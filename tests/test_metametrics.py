@@ -35,19 +35,19 @@ def frame(values, systems=("s1", "s2", "s3")):
 def test_spa_aligns_frames_by_system_name():
     rng = np.random.default_rng(0)
     h, m = frame(rng.random((3, 10))), frame(rng.random((3, 10)))
-    base = spalib.soft_pairwise_accuracy(h, m, rng=4)
-    assert spalib.soft_pairwise_accuracy(h.iloc[[2, 0, 1]], m.iloc[[1, 2, 0]], rng=4) == base
+    base = spalib.soft_pairwise_accuracy(h, m, rng=4, signs="mtme").statistic
+    assert spalib.soft_pairwise_accuracy(h.iloc[[2, 0, 1]], m.iloc[[1, 2, 0]], rng=4, signs="mtme").statistic == base
     with pytest.raises(ValueError, match="different systems"):
         spalib.soft_pairwise_accuracy(h, m.rename(index={"s3": "s4"}))
     with pytest.raises(ValueError, match="different segments"):
         spalib.soft_pairwise_accuracy(h, m.iloc[:, 1:])
-    with pytest.raises(ValueError, match="missing or non-finite"):
+    with pytest.raises(ValueError, match="missing value"):
         spalib.soft_pairwise_accuracy(h, m.where(m > 0.1))
 
 
 def test_perfect_metric_has_spa_one_and_pa_is_rounded_spa():
     h = np.random.default_rng(1).normal(size=(6, 40)) + np.arange(6)[:, None] * 0.3
-    assert spalib.soft_pairwise_accuracy(h, h * 2 + 1, rng=4, precision="float64") == 1.0
+    assert spalib.soft_pairwise_accuracy(h, h * 2 + 1, signs=draw_signs(1000, 40, 4, signs="mtme").as_bits()).statistic == 1.0
     m = h + np.random.default_rng(2).normal(scale=2, size=h.shape)
     upper = np.triu_indices(6, 1)
     ph = pairwise_pvalues(h, method="normal")[upper]
@@ -81,9 +81,9 @@ def test_perm_both_kernels_equal_recomputing_each_hybrid(n_segments):
     rng = np.random.default_rng(n_segments)
     human, a, b = rng.normal(size=(3, 5, n_segments))
     a, b = np.round(a, 1), np.round(b, 1)  # ties between systems happen
-    signs = draw_signs(300, n_segments, 4)
+    signs = draw_signs(300, n_segments, 4, signs="mtme").as_bits()
     upper = np.triu_indices(5, 1)
-    ph = pairwise_pvalues(human, signs=signs, precision="float64")[upper]
+    ph = pairwise_pvalues(human, signs=signs)[upper]
     masks = rng.integers(0, 256, size=(6, 5, (n_segments + 7) // 8), dtype=np.uint8)
     sums = [(_kernels._signed_sums(t, signs.packed), _kernels._observed_sums(t))
             for t in (_kernels._byte_tables(a), _kernels._byte_tables(b))]
@@ -96,7 +96,7 @@ def test_perm_both_kernels_equal_recomputing_each_hybrid(n_segments):
     for t, swap in enumerate(masks):
         a2, b2 = hybrid(a, b, swap)
         for x, fast, norm, pa in ((a2, fast_a, normal_a, pa_a), (b2, fast_b, normal_b, pa_b)):
-            slow = 1 - np.mean(np.abs(ph - pairwise_pvalues(x, signs=signs, precision="float64")[upper]))
+            slow = 1 - np.mean(np.abs(ph - pairwise_pvalues(x, signs=signs)[upper]))
             assert fast[t] == pytest.approx(slow, abs=1e-12)
             hn = pairwise_pvalues(human, method="normal")[upper]
             assert norm[t] == pytest.approx(1 - np.mean(np.abs(hn - pairwise_pvalues(x, method="normal")[upper])))
@@ -120,21 +120,22 @@ def toy_metrics(seed=0, n_systems=6, n_segments=60):
 @pytest.mark.parametrize("kwargs", [dict(statistic="spa"), dict(statistic="spa", spa_method="normal"), dict(statistic="pa")])
 def test_compare_metrics_ranks_a_good_metric_first(kwargs):
     human, metrics = toy_metrics()
-    result = spalib.compare_metrics(human, metrics, rng=4, n_resamples=200, **kwargs)
+    result = spalib.compare_metrics(human, metrics, rng=4, signs="mtme", n_resamples=200, **kwargs)
     assert list(result.scores.index) == ["good", "noisy", "random"]
     assert result.pvalues.loc["good", "random"] <= 0.05
     assert result.ranks["good"] == 1 and result.significance_clusters[0][0] == "good"
-    again = spalib.compare_metrics(human, metrics, rng=4, n_resamples=200, **kwargs)
+    again = spalib.compare_metrics(human, metrics, rng=4, signs="mtme", n_resamples=200, **kwargs)
     pd.testing.assert_frame_equal(result.pvalues, again.pvalues)
 
 
 def test_compare_metrics_scores_equal_the_meta_metrics():
     human, metrics = toy_metrics(1)
-    spa = spalib.compare_metrics(human, metrics, rng=4, n_resamples=10)
+    spa = spalib.compare_metrics(human, metrics, rng=4, signs="mtme", n_resamples=10)
     pa = spalib.compare_metrics(human, metrics, statistic="pa", rng=4, n_resamples=10)
     for name, m in metrics.items():
         assert spa.scores[name] == pytest.approx(
-            spalib.soft_pairwise_accuracy(human, m, rng=4, precision="float64"), abs=1e-12)
+            spalib.soft_pairwise_accuracy(human, m, signs=draw_signs(1000, 60, 4, signs="mtme").as_bits()).statistic,
+            abs=1e-12)
         assert pa.scores[name] == spalib.pairwise_accuracy(human.mean(axis=1), m.mean(axis=1))
 
 
@@ -147,10 +148,12 @@ def test_identical_metrics_are_not_significantly_different():
 
 def test_early_stopping_ends_clear_cases_after_one_block():
     human, metrics = toy_metrics(3)
-    result = spalib.compare_metrics(human, metrics, rng=4, n_resamples=1000, early_stopping=(100, 0.02, 0.5))
+    result = spalib.compare_metrics(human, metrics, rng=4, n_resamples=1000, early_stopping=spalib.WMT_EARLY_STOPPING)
     assert result.draws.loc["good", "random"] == 100
-    with pytest.raises(ValueError, match="early_stopping"):
-        spalib.compare_metrics(human, metrics, early_stopping=(100, 0.5, 0.02))
+    with pytest.raises(ValueError, match="`early_min` must be below `early_max`"):
+        spalib.EarlyStopping(100, 0.5, 0.02)
+    with pytest.raises(TypeError, match="must be None or an EarlyStopping"):
+        spalib.compare_metrics(human, metrics, early_stopping=(100, 0.02, 0.5))
 
 
 def test_compare_metrics_bad_input():
@@ -170,3 +173,17 @@ def test_other_permutation_schemes(permutation):
     assert list(result.scores.index)[0] == "good" and result.settings["permutation"] == permutation
     with pytest.raises(ValueError, match="`permutation` must be"):
         spalib.compare_metrics(human, metrics, permutation="cells")
+
+
+def test_comparison_table_and_explicit_recipes():
+    human, metrics = toy_metrics()
+    result = spalib.compare_metrics(human, metrics, statistic="pa", rng=4, n_resamples=50)
+    table = result.table()
+    assert list(table.columns) == ["metric", "pa", "rank"] and table["metric"].tolist() == list(result.scores.index)
+    assert "good" in table.to_markdown() and "\\begin{tabular}" in table.to_latex()
+    with pytest.raises(ValueError, match="signs='mtme' needs an int seed"):
+        spalib.compare_metrics(human, metrics, signs="mtme")
+    with pytest.raises(ValueError, match="`spa_resamples` must be a positive integer; got 0"):
+        spalib.compare_metrics(human, metrics, spa_resamples=0)
+    spa = spalib.soft_pairwise_accuracy(human, metrics["good"], rng=4, signs="mtme")
+    assert spa.human_pvalues.shape == (6, 6) and spa.systems == sorted(human.index)

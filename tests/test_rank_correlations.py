@@ -154,7 +154,8 @@ def test_dataframes_are_aligned_by_labels():
 @pytest.mark.parametrize("kwargs, message", [
     (dict(variant="tau"), "`variant` must be one of"),
     (dict(variant="c", epsilon=1), "variant 'c' is defined for exact ties only"),
-    (dict(variant="b", epsilon=-1), "`epsilon` must be non-negative"),
+    (dict(variant="b", epsilon=-1), r"`epsilon` must be a finite number in \[0.0, inf\]"),
+    (dict(variant="kendall_like", threshold=np.nan), "`threshold` must be a finite number"),
     (dict(variant="b", grouping="segment"), "`grouping` must be"),
     (dict(variant="b", grouping="item"), "needs a systems x segments matrix"),
 ])
@@ -166,7 +167,7 @@ def test_bad_input(kwargs, message):
 def test_bad_calibration_input():
     with pytest.raises(ValueError, match="optimises 'acc_eq' or 'tau_eq'"):
         tie_calibration([1, 2, 3], [1, 3, 2], variant="b", grouping="none")
-    with pytest.raises(ValueError, match="`sample_rate` must be in"):
+    with pytest.raises(ValueError, match=r"`sample_rate` must be a finite number in \(0.0, 1.0\]"):
         tie_calibration([1, 2, 3], [1, 3, 2], grouping="none", sample_rate=0)
     with pytest.raises(ValueError, match="missing score"):
         kendall_tau([1, 2, 3], [1, np.nan, 2], variant="b")
@@ -224,3 +225,35 @@ def test_pairs_test_equals_brute_force_on_random_data():
                                       - kendall_tau(h, m2, variant="acc_eq", epsilon=0.2, grouping="item").statistic)
     with pytest.raises(ValueError, match="supports 'acc_eq' and 'tau_eq'"):
         pairs_permutation_test(h, m1, m2, variant="b")
+
+
+def test_kendall_like_without_a_pair_above_the_threshold_is_nan():
+    assert np.isnan(kendall_tau([10, 11, 12], [1, 2, 3], variant="kendall_like", threshold=25).statistic)
+
+
+@pytest.mark.parametrize("human, metric, error, message", [
+    ([1, 2, np.inf], [1, 2, 3], ValueError, "infinite value"),
+    ([1, 2, 3], [1, 2, -np.inf], ValueError, "infinite value"),
+    ([1, 2, 3], [1 + 1j, 2, 3], TypeError, "real numbers"),
+    (pd.Series([1.0, 2.0], index=["a", "a"]), pd.Series([1.0, 2.0], index=["a", "b"]), ValueError, "duplicate labels"),
+    (pd.Series([1.0, 2.0], index=[1, "b"]), pd.Series([1.0, 2.0], index=[1, "b"]), ValueError, "mixes label types"),
+])
+def test_scores_and_labels_are_checked(human, metric, error, message):
+    with pytest.raises(error, match=message):
+        kendall_tau(human, metric, variant="b")
+
+
+def test_sampled_calibration_stores_only_the_sample():
+    # 40,000 items ungrouped are 8e8 pairs: the sample is drawn before any pair is stored
+    rng = np.random.default_rng(0)
+    h, m = rng.integers(0, 5, 40_000).astype(float), rng.random(40_000)
+    res = tie_calibration(h, m, grouping="none", sample_rate=0.0005, rng=1)
+    assert res.n_pairs == pytest.approx(0.0005 * 40_000 * 39_999 / 2, rel=0.01)
+    again = tie_calibration(h, m, grouping="none", sample_rate=0.0005, rng=1)
+    assert again.epsilon == res.epsilon and again.n_pairs == res.n_pairs
+
+
+def test_pairs_test_rejects_the_normal_method():
+    h = np.arange(12.0).reshape(3, 4)
+    with pytest.raises(ValueError, match="`method` must be one of 'permutation', 'exact'"):
+        pairs_permutation_test(h, h, h + 1, method="normal")

@@ -37,21 +37,22 @@ def test_exact_toy_matrix_and_spa():
     pm = pairwise_pvalues(M, method="exact")[UPPER]
     np.testing.assert_array_equal(ph, [0.5, 0.75, 0.359375, 0.74609375, 0.3828125, 0.21484375])
     np.testing.assert_array_equal(pm, [0.1328125, 0.71875, 0.328125, 0.9609375, 0.5859375, 0.24609375])
-    assert spalib.soft_pairwise_accuracy(H, M, method="exact") == 0.853515625
+    assert spalib.soft_pairwise_accuracy(H, M, method="exact").statistic == 0.853515625
 
 
 def test_seed_4_reproduces_the_reference_recipe():
-    assert pairwise_pvalues([A, B], rng=4)[0, 1] == 0.036
-    assert pairwise_pvalues([B, A], rng=4)[0, 1] == 1.0
-    np.testing.assert_array_equal(pairwise_pvalues(H, rng=4)[UPPER], [0.526, 0.778, 0.402, 0.734, 0.407, 0.215])
-    np.testing.assert_array_equal(pairwise_pvalues(M, rng=4)[UPPER], [0.126, 0.614, 0.331, 0.913, 0.543, 0.252])
-    np.testing.assert_array_equal(pairwise_pvalues(H, rng=0)[UPPER], [0.512, 0.742, 0.362, 0.728, 0.378, 0.238])
-    assert spalib.soft_pairwise_accuracy(H, M, rng=4) == pytest.approx(0.8355, abs=1e-15)
-    assert spalib.soft_pairwise_accuracy([[1, 2, 3], [2, 3, 4]], [[2, 2, 4], [1, 3, 5]], rng=4) == pytest.approx(0.872)
+    assert pairwise_pvalues([A, B], rng=4, signs="mtme")[0, 1] == 0.036
+    assert pairwise_pvalues([B, A], rng=4, signs="mtme")[0, 1] == 1.0
+    np.testing.assert_array_equal(pairwise_pvalues(H, rng=4, signs="mtme")[UPPER], [0.526, 0.778, 0.402, 0.734, 0.407, 0.215])
+    np.testing.assert_array_equal(pairwise_pvalues(M, rng=4, signs="mtme")[UPPER], [0.126, 0.614, 0.331, 0.913, 0.543, 0.252])
+    np.testing.assert_array_equal(pairwise_pvalues(H, rng=0, signs="mtme")[UPPER], [0.512, 0.742, 0.362, 0.728, 0.378, 0.238])
+    assert spalib.soft_pairwise_accuracy(H, M, rng=4, signs="mtme").statistic == pytest.approx(0.8355, abs=1e-15)
+    assert spalib.soft_pairwise_accuracy([[1, 2, 3], [2, 3, 4]], [[2, 2, 4], [1, 3, 5]], rng=4,
+                                         signs="mtme").statistic == pytest.approx(0.872)
 
 
 def test_lower_triangle_and_diagonal_are_nan():
-    p = pairwise_pvalues(H, rng=4)
+    p = pairwise_pvalues(H, rng=4, signs="mtme")
     assert np.isnan(p[np.tril_indices(4)]).all() and not np.isnan(p[UPPER]).any()
 
 
@@ -63,12 +64,12 @@ def test_spa_on_wmt23_equals_the_reference_recipe_for_seed_4(test_set, lp):
     frames, _ = data.complete_segments(es.seg_scores("mqm"), *(es.seg_scores(n) for n in names), systems=systems)
     human = frames[0].to_numpy()
     ref_h = reference_pvalues(human, 4)
-    np.testing.assert_array_equal(pairwise_pvalues(human, rng=4), ref_h)
+    np.testing.assert_array_equal(pairwise_pvalues(human, rng=4, signs="mtme"), ref_h)
     upper = np.triu_indices(len(systems), 1)
     for name, frame in zip(names, frames[1:]):
         ref_m = reference_pvalues(frame.to_numpy(), 4)
         expected = 1.0 - np.mean(np.abs(ref_h[upper] - ref_m[upper]))
-        assert spalib.soft_pairwise_accuracy(frames[0], frame, rng=4, n_resamples=1000) == expected, name
+        assert spalib.soft_pairwise_accuracy(frames[0], frame, rng=4, signs="mtme", n_resamples=1000).statistic == expected, name
 
 
 # --- against scipy and between methods -----------------------------------------------------
@@ -95,13 +96,14 @@ def test_normal_limit_is_close_to_permutation_for_many_segments():
     x = rng.normal(size=(5, 500)) + np.linspace(0, 0.15, 5)[:, None]
     upper = np.triu_indices(5, 1)
     normal = pairwise_pvalues(x, method="normal")[upper]
-    mc = pairwise_pvalues(x, n_resamples=20_000, rng=rng, precision="float64")[upper]
+    mc = pairwise_pvalues(x, n_resamples=20_000, rng=rng)[upper]
     assert np.max(np.abs(normal - mc)) < 0.015
 
 
 def test_float64_path_agrees_with_float32_reference_on_continuous_scores():
     x = np.random.default_rng(11).random((6, 300))
-    np.testing.assert_array_equal(pairwise_pvalues(x, rng=4, precision="float64"), pairwise_pvalues(x, rng=4))
+    mtme = draw_signs(1000, 300, 4, signs="mtme")
+    np.testing.assert_array_equal(pairwise_pvalues(x, signs=mtme.as_bits()), pairwise_pvalues(x, signs=mtme))
 
 
 # --- invariants ----------------------------------------------------------------------------
@@ -141,8 +143,8 @@ def test_mid_p_spa_does_not_depend_on_system_order(h, m, random):
         m = np.resize(m, h.shape)
     order = list(range(h.shape[0]))
     random.shuffle(order)
-    base = spalib.soft_pairwise_accuracy(h, m, method="exact", ties="mid")
-    assert spalib.soft_pairwise_accuracy(h[order], m[order], method="exact", ties="mid") == pytest.approx(base)
+    base = spalib.soft_pairwise_accuracy(h, m, method="exact", ties="mid").statistic
+    assert spalib.soft_pairwise_accuracy(h[order], m[order], method="exact", ties="mid").statistic == pytest.approx(base)
 
 
 def test_same_seed_same_result_and_generators_are_reproducible():
@@ -159,7 +161,7 @@ def test_results_do_not_depend_on_the_number_of_threads():
             "print(repr(spalib.pairwise_pvalues(x, rng=np.random.default_rng(2)).tolist())); "
             "h = pd.DataFrame(x[:, :40]); ms = {f'm{k}': h + k * 0.3 * pd.DataFrame(np.random.default_rng(k).random((9, 40))) "
             "for k in range(3)}; "
-            "print(spalib.compare_metrics(h, ms, rng=4, n_resamples=200).pvalues.to_numpy().tolist()); "
+            "print(spalib.compare_metrics(h, ms, rng=4, signs='mtme', n_resamples=200).pvalues.to_numpy().tolist()); "
             "print(spalib.compare_metrics(h, ms, rng=4, n_resamples=200, spa_method='normal').pvalues.to_numpy().tolist())")
     outputs = output_per_thread_count(code)
     assert outputs[1] == outputs[2] and outputs[1].startswith("[[nan")
@@ -168,15 +170,19 @@ def test_results_do_not_depend_on_the_number_of_threads():
 # --- bad input -----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("kwargs, message", [
-    (dict(scores=[[1.0, np.nan], [2.0, 3.0]]), r"1 missing or non-finite value\(s\) in 1 segment\(s\) .*complete_segments"),
+    (dict(scores=[[1.0, np.nan], [2.0, 3.0]]), r"1 missing value\(s\) in 1 segment\(s\) .*complete_segments"),
+    (dict(scores=[[1.0, np.inf], [2.0, 3.0]]), r"1 infinite value\(s\); scores must be finite"),
+    (dict(scores=[[1e308, 1e308], [2.0, 3.0]]), "too large: their sums over segments overflow float64"),
+    (dict(scores=[[1e38, 1e38], [2.0, 3.0]], rng=4, signs="mtme"), "overflow float32"),
+    (dict(scores=H, rng=np.random.default_rng(0), signs="mtme"), "signs='mtme' reproduces .* pass `rng` as an int"),
+    (dict(scores=H, signs="float32"), "`signs` must be one of"),
+    (dict(scores=H, n_resamples="10"), "`n_resamples` must be a positive integer"),
     (dict(scores=[1.0, 2.0]), "must be a 2-D systems x segments matrix"),
     (dict(scores=[[1.0, 2.0]]), "at least 2 systems"),
     (dict(scores=H, n_resamples=0), "`n_resamples` must be a positive integer"),
     (dict(scores=H, method="bootstrap"), "`method` must be"),
     (dict(scores=H, ties="both"), "`ties` must be"),
-    (dict(scores=H, precision="float16"), "`precision` must be"),
     (dict(scores=np.zeros((2, 21)), method="exact"), "L = 21 is over the limit of 20"),
-    (dict(scores=H, rng=np.random.default_rng(0), precision="float32"), "needs its signs: pass an int `rng`"),
 ])
 def test_bad_input(kwargs, message):
     with pytest.raises(ValueError, match=message):
@@ -184,7 +190,30 @@ def test_bad_input(kwargs, message):
 
 
 def test_bad_rng_and_signs():
-    with pytest.raises(TypeError, match="`rng` must be None, an int seed or a numpy Generator"):
+    with pytest.raises(TypeError, match="`rng` must be None, an int or a numpy.random.Generator"):
         pairwise_pvalues(H, rng="four")
-    with pytest.raises(ValueError, match="`signs` cover 5 segments, `scores` has 8"):
+    with pytest.raises(TypeError, match="`rng` must be None, an int"):
+        pairwise_pvalues(H, rng=True)
+    with pytest.raises(TypeError, match="must hold real numbers"):
+        pairwise_pvalues(np.array(H) + 1j)
+    with pytest.raises(ValueError, match="`signs` cover 5 segments, the scores have 8"):
         pairwise_pvalues(H, signs=draw_signs(10, 5, 0))
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(packed=np.zeros((4, 1), dtype=np.int64)), "must be a uint8 array of shape"),
+    (dict(packed=np.zeros((4, 2), dtype=np.uint8)), r"shape \(n_resamples, 1\)"),
+    (dict(reference=np.zeros((4, 8), dtype=np.float32)), "float32 matrix of ±1"),
+    (dict(reference=np.ones((4, 8))), "float32 matrix of ±1"),
+])
+def test_prepared_sign_matrices_are_checked_before_any_kernel(kwargs, message):
+    # a packed matrix narrower than the scores made the kernels read past its end (a crash)
+    with pytest.raises(ValueError, match=message):
+        spalib.SignMatrix(8, **kwargs)
+
+
+def test_int_seed_means_the_bits_recipe_unless_mtme_is_asked_for():
+    bits = pairwise_pvalues(H, rng=4)
+    np.testing.assert_array_equal(bits, pairwise_pvalues(H, rng=np.random.default_rng(4)))
+    assert not np.array_equal(bits[UPPER], pairwise_pvalues(H, rng=4, signs="mtme")[UPPER])
+    assert draw_signs(100, 8, 4, signs="mtme").recipe == "mtme" and draw_signs(100, 8, 4).recipe == "bits"

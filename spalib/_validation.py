@@ -1,0 +1,122 @@
+"""Argument checks shared by every public function (each has one ``_<name>_iv`` built from these).
+
+The policy, everywhere: numbers must be real (not bool, not complex, not strings); scores must be
+finite, except that NaN may mark a missing cell where a function says so (inf never does);
+labels must be unique and of one type; random state is ``None``, an int or a
+``numpy.random.Generator`` (SPEC 7), normalised once with :func:`numpy.random.default_rng`.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import pandas as pd
+
+
+def rng_iv(rng) -> np.random.Generator:
+    """``None``, an int or a Generator, as a Generator."""
+    if isinstance(rng, (bool, np.bool_)) or not (
+            rng is None or isinstance(rng, (numbers.Integral, np.random.Generator))):
+        raise TypeError(f"`rng` must be None, an int or a numpy.random.Generator; got {rng!r}")
+    if isinstance(rng, numbers.Integral) and rng < 0:
+        raise ValueError(f"`rng` must be a non-negative int seed; got {rng!r}")
+    return np.random.default_rng(rng)
+
+
+def is_seed(rng) -> bool:
+    """True for an int seed (not a bool)."""
+    return isinstance(rng, numbers.Integral) and not isinstance(rng, (bool, np.bool_))
+
+
+def positive_int_iv(value, name: str) -> int:
+    """A positive int (not a bool, a float or a string)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or value < 1:
+        raise ValueError(f"`{name}` must be a positive integer; got {value!r}")
+    return int(value)
+
+
+def real_iv(value, name: str, *, low: float = -np.inf, high: float = np.inf, low_open: bool = False,
+            high_open: bool = False, finite: bool = True) -> float:
+    """A real number (not a bool) within the given bounds."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise ValueError(f"`{name}` must be a real number; got {value!r}")
+    value = float(value)
+    bounded = (value > low if low_open else value >= low) and (value < high if high_open else value <= high)
+    if np.isnan(value) or (finite and not np.isfinite(value)) or not bounded:
+        left, right = "(" if low_open else "[", ")" if high_open else "]"
+        raise ValueError(f"`{name}` must be a {'finite ' if finite else ''}number in {left}{low}, {high}{right}; "
+                         f"got {value!r}")
+    return value
+
+
+def probability_iv(value, name: str) -> float:
+    """A probability strictly between 0 and 1 (a significance level, a power)."""
+    return real_iv(value, name, low=0.0, high=1.0, low_open=True, high_open=True)
+
+
+def choice_iv(value, name: str, choices) -> str:
+    """One of ``choices``."""
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"`{name}` must be one of {', '.join(map(repr, choices))}; got {value!r}")
+    return value
+
+
+def flag_iv(value, name: str) -> bool:
+    """True or False."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"`{name}` must be True or False; got {value!r}")
+    return bool(value)
+
+
+def real_array_iv(values, name: str, *, allow_nan: bool = False, ndim: int | tuple | None = None) -> np.ndarray:
+    """A float64 array of real numbers; inf is rejected, NaN only where allowed (a missing cell)."""
+    if isinstance(values, (pd.DataFrame, pd.Series)):
+        values = values.to_numpy()
+    array = np.asarray(values)
+    if array.dtype.kind not in "iuf":
+        raise TypeError(f"`{name}` must hold real numbers; got dtype {array.dtype}")
+    array = array.astype(np.float64)
+    if ndim is not None and array.ndim not in ((ndim,) if isinstance(ndim, int) else ndim):
+        raise ValueError(f"`{name}` must have {ndim} dimension(s); got shape {array.shape}")
+    if np.isinf(array).any():
+        raise ValueError(f"`{name}` has {int(np.isinf(array).sum())} infinite value(s); scores must be finite")
+    if not allow_nan and np.isnan(array).any():
+        raise ValueError(f"`{name}` has {int(np.isnan(array).sum())} missing (NaN) value(s)")
+    return array
+
+
+def score_matrix_iv(scores, name: str = "scores") -> np.ndarray:
+    """A complete systems x segments matrix: 2-D, at least two systems, finite."""
+    array = real_array_iv(scores, name, allow_nan=True)
+    if array.ndim != 2:
+        raise ValueError(f"`{name}` must be a 2-D systems x segments matrix; got {array.ndim} dimension(s)")
+    if array.shape[0] < 2 or array.shape[1] < 1:
+        raise ValueError(f"`{name}` needs at least 2 systems and 1 segment; got shape {array.shape}")
+    missing = np.isnan(array)
+    if missing.any():
+        columns = np.flatnonzero(missing.any(axis=0))
+        raise ValueError(
+            f"`{name}` has {missing.sum()} missing value(s) in {len(columns)} segment(s) "
+            f"(first: column {columns[0]}); keep complete segments only, e.g. with "
+            "spalib.data.complete_segments, which reports what it drops")
+    return np.ascontiguousarray(array)
+
+
+def labels_iv(labels, name: str) -> pd.Index:
+    """Unique labels of one type (mixing, say, ints and strings would align nothing)."""
+    index = pd.Index(labels)
+    if index.has_duplicates:
+        raise ValueError(f"`{name}` has duplicate labels: {sorted(map(str, index[index.duplicated()].unique()))[:5]}")
+    kinds = {type(x).__name__ for x in index}
+    if len(kinds) > 1 and not all(isinstance(x, numbers.Real) for x in index):
+        raise ValueError(f"`{name}` mixes label types ({', '.join(sorted(kinds))}); use one type")
+    return index
+
+
+def sums_iv(x: np.ndarray, name: str, dtype=np.float64) -> None:
+    """Reject scores whose sums over segments overflow ``dtype`` (they would turn into p = 0 or 1)."""
+    # a bound on every sum that cannot itself overflow
+    if x.size and np.abs(x).max() > np.finfo(dtype).max / 16 / x.shape[-1]:
+        precision = "float32 (signs='mtme')" if dtype == np.float32 else "float64"
+        raise ValueError(f"`{name}` are too large: their sums over segments overflow {precision}")
