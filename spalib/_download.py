@@ -2,14 +2,17 @@
 
 The book normally reads ``../shared/data``; this module is the fallback for a machine without
 it.  Every dataset is a list of files (or tarballs to unpack) at fixed, commit-pinned public
-addresses.  Files are downloaded into a temporary folder beside the destination, checked
-(size against ``Content-Length``, and the SHA-256 where the registry records one), and only
-then moved into place with one atomic ``os.replace``: an interrupted download never leaves a
-half-filled dataset folder behind.
+addresses (with mirrors where a release moved).  Files are downloaded into a temporary folder
+beside the destination and checked: size against ``Content-Length``, the SHA-256 where the
+registry records one, and, after unpacking, the content of every file the book reads against
+the SHA-256 manifest ``data_manifest.tsv`` (which also catches a response cut off without a
+``Content-Length``).  Only then is the folder given ordinary permissions and moved into place
+with one atomic ``os.replace``: a failed download never leaves a half-filled dataset behind.
 """
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import os
 import shutil
@@ -37,6 +40,7 @@ class RemoteFile:
     sha256: str | None = None
     unpack: bool = False
     strip: int = 0
+    mirrors: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -53,12 +57,68 @@ def _github(repo: str, commit: str, path: str, dest: str | None = None, **kw) ->
     return RemoteFile(f"https://raw.githubusercontent.com/{repo}/{commit}/{path}", dest or path, **kw)
 
 
-def fetch(source: DatasetSource, root: Path, *, progress: bool = True, timeout: float = 60) -> Path:
+MANIFEST = Path(__file__).with_name("data_manifest.tsv")
+
+
+def read_manifest(path: Path = MANIFEST) -> dict[str, dict[str, str]]:
+    """The SHA-256 of every file the book reads: ``{dataset: {path inside it: sha256}}``.
+
+    Paths name the original files; a ``.gz`` copy is checked by its decompressed content.
+    """
+    manifest: dict[str, dict[str, str]] = {}
+    for k, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
+        fields = line.split("\t")
+        if k == 1:
+            if fields != ["dataset", "path", "sha256"]:
+                raise ValueError(f"{path}:1: expected the header dataset, path, sha256")
+            continue
+        if len(fields) != 3 or len(fields[2]) != 64:
+            raise ValueError(f"{path}:{k}: expected dataset<TAB>path<TAB>sha256, found {line!r}")
+        manifest.setdefault(fields[0], {})[fields[1]] = fields[2]
+    return manifest
+
+
+def file_sha256(path: Path) -> str:
+    """SHA-256 of a file's content; a ``.gz`` file is hashed decompressed."""
+    digest = hashlib.sha256()
+    opener = gzip.open if path.suffix == ".gz" else open
+    try:
+        with opener(path, "rb") as f:
+            while chunk := f.read(_CHUNK):
+                digest.update(chunk)
+    except (OSError, EOFError) as err:  # BadGzipFile is an OSError
+        raise ValueError(f"{path} cannot be read: {err}") from err
+    return digest.hexdigest()
+
+
+def verify(folder: Path, expected: dict[str, str]) -> int:
+    """Check every manifest entry of one dataset against ``folder``; return how many were checked.
+
+    Raises ``ValueError`` naming the first file that is missing or whose content differs.
+    """
+    for relative, sha in sorted(expected.items()):
+        path = folder / relative
+        if not path.exists():
+            path = path.with_name(path.name + ".gz")
+        if not path.exists():
+            raise ValueError(f"{folder / relative} is missing (the manifest lists it)")
+        actual = file_sha256(path)
+        if actual != sha:
+            raise ValueError(f"{path}: SHA-256 {actual} does not match the manifest's {sha}")
+    return len(expected)
+
+
+def fetch(source: DatasetSource, root: Path, *, progress: bool = True, timeout: float = 60,
+          manifest: dict[str, str] | None = None) -> Path:
     """Download ``source`` into ``root / source.name`` and return that folder.
 
-    Raises ``FileExistsError`` if the folder is already there, ``OSError`` (with the URL) on a
-    network failure, and ``ValueError`` on a size or checksum mismatch.
+    ``manifest`` maps paths inside the dataset to the SHA-256 their content must have (default:
+    the entries of ``data_manifest.tsv`` for this dataset).  Raises ``FileExistsError`` if the
+    folder is already there, ``OSError`` (with the URLs) on a network failure, and
+    ``ValueError`` on a size, checksum or manifest mismatch, naming the file.
     """
+    if manifest is None:
+        manifest = read_manifest().get(source.name, {})
     root = Path(root)
     target = root / source.name
     if target.exists():
@@ -68,6 +128,8 @@ def fetch(source: DatasetSource, root: Path, *, progress: bool = True, timeout: 
     try:
         for remote in source.files:
             _fetch_one(remote, staging, progress=progress, timeout=timeout)
+        verify(staging, manifest)
+        _ordinary_permissions(staging)
         os.replace(staging, target)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
@@ -75,11 +137,28 @@ def fetch(source: DatasetSource, root: Path, *, progress: bool = True, timeout: 
     return target
 
 
+def _ordinary_permissions(folder: Path) -> None:
+    """The staging folder is private (0700); the installed dataset is readable by all."""
+    for path in [folder, *folder.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+
+
 def _fetch_one(remote: RemoteFile, staging: Path, *, progress: bool, timeout: float) -> None:
+    errors = []
+    for url in (remote.url, *remote.mirrors):
+        try:
+            _fetch_from(url, remote, staging, progress=progress, timeout=timeout)
+            return
+        except OSError as err:
+            errors.append(str(err))
+    raise OSError("; ".join(errors))
+
+
+def _fetch_from(url: str, remote: RemoteFile, staging: Path, *, progress: bool, timeout: float) -> None:
     download = staging / ".partial"
     digest = hashlib.sha256()
     try:
-        with urllib.request.urlopen(remote.url, timeout=timeout) as response:
+        with urllib.request.urlopen(url, timeout=timeout) as response:
             expected = response.headers.get("Content-Length")
             expected = int(expected) if expected is not None else None
             received = 0
@@ -93,14 +172,14 @@ def _fetch_one(remote: RemoteFile, staging: Path, *, progress: bool, timeout: fl
                     received += len(chunk)
                     bar.update(len(chunk))
     except OSError as err:  # URLError is an OSError
-        raise OSError(f"could not download {remote.url}: {err}") from err
+        raise OSError(f"could not download {url}: {err}") from err
     if expected is not None and received != expected:
-        raise ValueError(f"{remote.url}: received {received} bytes, the server announced {expected}")
+        raise ValueError(f"{url}: received {received} bytes, the server announced {expected}")
     if remote.sha256 is not None and digest.hexdigest() != remote.sha256:
-        raise ValueError(f"{remote.url}: SHA-256 {digest.hexdigest()} does not match the recorded {remote.sha256}")
+        raise ValueError(f"{url}: SHA-256 {digest.hexdigest()} does not match the recorded {remote.sha256}")
     dest = staging / remote.dest
     if remote.unpack:
-        _unpack(download, dest, strip=remote.strip, url=remote.url)
+        _unpack(download, dest, strip=remote.strip, url=url)
         download.unlink()
     else:
         dest.parent.mkdir(parents=True, exist_ok=True)
@@ -117,13 +196,15 @@ def _unpack(archive: Path, dest: Path, *, strip: int, url: str) -> None:
                     continue
                 member.name = str(Path(*parts))
                 tar.extract(member, dest, filter="data")
-    except tarfile.TarError as err:
+    except (tarfile.TarError, OSError, EOFError) as err:  # a cut gzip stream is an EOFError
         raise ValueError(f"{url} is not a readable tar archive: {err}") from err
 
 
 # --- the official releases -------------------------------------------------------------------
 
-MTME_TGZ = "https://storage.googleapis.com/mt-metrics-eval/mt-metrics-eval-v2.tgz"
+# mt-metrics-eval's data.py (TGZ, commit 68a481a) moved the release; the old address is a mirror.
+MTME_TGZ = "https://data.statmt.org/wmt26/mt-metrics-eval-v2.tgz"
+MTME_TGZ_OLD = "https://storage.googleapis.com/mt-metrics-eval/mt-metrics-eval-v2.tgz"
 
 _WILLIAMS = ("ygraham/significance-williams", "441a6eaeddb305bba1438c35feda4dd4753f3079")
 _SEGMENT_MTEVAL = ("ygraham/segment-mteval", "f6fa7b33f9a1b70564824f3bbe77c9f1df84f58f")
@@ -203,7 +284,7 @@ _WMT2X_TOEN_TEXTS = {
 DATASETS: dict[str, DatasetSource] = {
     "mt-metrics-eval-v2": DatasetSource(
         "mt-metrics-eval-v2",
-        (RemoteFile(MTME_TGZ, ".", unpack=True, strip=1),),
+        (RemoteFile(MTME_TGZ, ".", unpack=True, strip=1, mirrors=(MTME_TGZ_OLD,)),),
         "Google's mt-metrics-eval v2 release: WMT19-25 human and metric scores (several GB unpacked).",
     ),
     "wmt12": DatasetSource(

@@ -12,6 +12,7 @@ import pytest
 from scipy import stats
 
 from spalib import data
+from spalib.data.__main__ import main as cli_main
 
 # --- the real data (present in CI: these tests must not skip) ---------------------------------
 
@@ -334,8 +335,10 @@ def test_default_data_root_is_shared_data_beside_the_project(monkeypatch):
 def test_unknown_dataset():
     with pytest.raises(ValueError, match="unknown dataset 'nope'"):
         data.dataset_path("nope")
-    assert re.fullmatch(r"https://storage\.googleapis\.com/.*mt-metrics-eval-v2\.tgz",
-                        data.DATASETS["mt-metrics-eval-v2"].files[0].url)
+    release = data.DATASETS["mt-metrics-eval-v2"].files[0]
+    # the address in mt-metrics-eval's data.py (TGZ, commit 68a481a); the old one is the mirror
+    assert release.url == "https://data.statmt.org/wmt26/mt-metrics-eval-v2.tgz"
+    assert re.fullmatch(r"https://storage\.googleapis\.com/.*mt-metrics-eval-v2\.tgz", release.mirrors[0])
 
 
 def test_shipped_data_is_never_copied_into_the_project():
@@ -465,10 +468,48 @@ def test_to_english_texts_must_be_line_aligned(tmp_path):
 
 def test_command_line_rejects_an_unknown_dataset(capsys):
     with pytest.raises(SystemExit) as exit_info:
-        data._main(["ensure", "nope"])
+        cli_main(["ensure", "nope"])
     assert exit_info.value.code == 2 and "unknown dataset(s) nope" in capsys.readouterr().err
 
 
 def test_exclude_metrics_accepts_a_single_name():
     task = data.segment_task(data.load_mtme("wmt23", "en-de"), exclude_metrics="BLEU")
     assert not any(m.startswith("BLEU") for m in task.metrics) and "chrF-refA" in task.metrics
+
+
+SEG_SCORES = "SYS SID RAW.SCR Z.SCR N\nA.1 1 50 0.1 2\nA.1 2 60 0.2 1\n"
+
+
+@pytest.mark.parametrize("content, message", [
+    (SEG_SCORES.replace("A.1 2 60 0.2 1", "A.1 2 60 0.2 1.5"), r":3: N '1.5' is not a non-negative integer"),
+    (SEG_SCORES.replace("A.1 2 60", "A.1 2.0 60"), r":3: SID '2.0' is not a non-negative integer"),
+    (SEG_SCORES.replace("A.1 2 60", "A.1 1 60"), r":3: \(SYS, SID\) = \('A.1', '1'\) repeated"),
+    (SEG_SCORES[:-1], r":3: the last line has no newline; the file may be cut"),
+    ("", "the file is empty"),
+    (SEG_SCORES.encode().replace(b"A.1 2", b"A\xff1 2"), r":3: byte \d+ is not UTF-8"),
+])
+def test_strict_tables(tmp_path, content, message):
+    folder = tmp_path / "2022" / "newstest2022-toen"
+    folder.mkdir(parents=True)
+    path = folder / "ad-seg-scores-de-en.csv"
+    path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    with pytest.raises(ValueError, match=message):
+        data.load_wmt_da_seg_scores(2022, "de-en", root=tmp_path)
+
+
+def test_a_cut_gzip_copy_is_an_error_naming_the_file(tmp_path):
+    folder = tmp_path / "2022" / "newstest2022-toen"
+    folder.mkdir(parents=True)
+    blob = gzip.compress((SEG_SCORES * 50).encode())
+    (folder / "ad-seg-scores-de-en.csv.gz").write_bytes(blob[: len(blob) // 2])
+    with pytest.raises(ValueError, match=r"ad-seg-scores-de-en\.csv\.gz: cannot be read .* cut or corrupt"):
+        data.load_wmt_da_seg_scores(2022, "de-en", root=tmp_path)
+
+
+def test_a_cut_tar_archive_is_an_error_naming_the_file(tmp_path):
+    archive = data.dataset_path("wmt13") / "segment-mteval" / "seg-mteval-data.tar.gz"
+    copy = tmp_path / "segment-mteval" / "seg-mteval-data.tar.gz"
+    copy.parent.mkdir(parents=True)
+    copy.write_bytes(archive.read_bytes()[:4000])
+    with pytest.raises(ValueError, match=r"seg-mteval-data\.tar\.gz: cannot be read as a tar archive"):
+        data.load_wmt13_da("es-en", root=tmp_path)

@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 
 from spalib import data
-from spalib._download import DatasetSource, RemoteFile, fetch
+from spalib.data.__main__ import main as cli_main
+import spalib._download
+from spalib._download import DatasetSource, RemoteFile, fetch, read_manifest, verify
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):
@@ -26,6 +28,13 @@ class Handler(http.server.SimpleHTTPRequestHandler):
             self.send_header("Content-Length", "100")
             self.end_headers()
             self.wfile.write(b"short")
+            return
+        if self.path == "/cut-no-length":  # no Content-Length, connection closed early
+            self.send_response(200)
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(b"hel")
+            self.close_connection = True
             return
         super().do_GET()
 
@@ -96,8 +105,49 @@ def test_command_line_download_into_the_data_folder(server, tmp_path, monkeypatc
     make_release(served)
     toy = DatasetSource("mt-metrics-eval-v2", (RemoteFile(f"{base}/release.tgz", ".", unpack=True, strip=1),))
     monkeypatch.setitem(data.DATASETS, "mt-metrics-eval-v2", toy)
+    monkeypatch.setattr(spalib._download, "read_manifest", lambda: {"mt-metrics-eval-v2": {
+        "wmt23/sources/en-de.txt": hashlib.sha256(b"one\n").hexdigest()}})
     monkeypatch.setenv("SPALIB_DATA", str(tmp_path))
-    assert data._main(["ensure", "mt-metrics-eval-v2"]) == 0
+    assert cli_main(["ensure", "mt-metrics-eval-v2"]) == 0
     assert (tmp_path / "mt-metrics-eval-v2/wmt23/sources/en-de.txt").exists()
-    assert data._main(["where"]) == 0
+    assert cli_main(["where"]) == 0
     assert "present  mt-metrics-eval-v2" in capsys.readouterr().out
+
+
+NOTES_SHA = hashlib.sha256(b"hello\n").hexdigest()
+
+
+@pytest.mark.parametrize("path, manifest, message", [
+    ("notes.txt", {"docs/notes.txt": "0" * 64}, r"docs/notes\.txt: SHA-256 .* does not match the manifest"),
+    ("notes.txt", {"docs/absent.txt": NOTES_SHA}, r"docs/absent\.txt is missing"),
+    ("cut-no-length", {"docs/notes.txt": NOTES_SHA}, r"docs/notes\.txt: SHA-256 .* does not match the manifest"),
+])
+def test_content_is_verified_against_the_manifest(server, tmp_path, path, manifest, message):
+    served, base = server
+    make_release(served)
+    source = DatasetSource("toy", (RemoteFile(f"{base}/{path}", "docs/notes.txt"),))
+    with pytest.raises(ValueError, match=message):
+        fetch(source, tmp_path / "cache", progress=False, manifest=manifest)
+    assert list((tmp_path / "cache").iterdir()) == []
+
+
+def test_mirror_permissions_and_a_cut_archive(server, tmp_path):
+    served, base = server
+    payload = make_release(served)
+    (served / "cut.tgz").write_bytes(payload[: len(payload) // 2])
+    source = DatasetSource("toy", (RemoteFile(f"{base}/moved/notes.txt", "docs/notes.txt",
+                                              mirrors=(f"{base}/notes.txt",)),))
+    target = fetch(source, tmp_path / "cache", progress=False, manifest={"docs/notes.txt": NOTES_SHA})
+    assert (target / "docs/notes.txt").read_text() == "hello\n"
+    assert target.stat().st_mode & 0o777 == 0o755 and (target / "docs/notes.txt").stat().st_mode & 0o777 == 0o644
+    with pytest.raises(ValueError, match="is not a readable tar archive"):
+        fetch(DatasetSource("cut", (RemoteFile(f"{base}/cut.tgz", ".", unpack=True),)), tmp_path / "c2",
+              progress=False, manifest={})
+
+
+def test_the_data_folder_matches_the_manifest():
+    manifest = read_manifest()
+    root = data.data_root()
+    assert set(manifest) == set(data.DATASETS)
+    for name, expected in manifest.items():
+        assert verify(root / name, expected) == len(expected) > 0
