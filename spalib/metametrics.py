@@ -16,6 +16,7 @@ from tqdm import tqdm
 from spalib import _kernels
 from spalib._validation import (choice_iv, flag_iv, is_seed, labels_iv, positive_int_iv, probability_iv,
                                 real_array_iv, real_iv, rng_iv, score_matrix_iv, sums_iv)
+from spalib.rank_correlations import kendall_tau, pairs_permutation_test, tie_calibration
 from spalib.resampling import SignMatrix, draw_signs, pairwise_pvalues
 
 __all__ = ["pairwise_accuracy", "soft_pairwise_accuracy", "compare_metrics", "significance_ranks",
@@ -239,7 +240,7 @@ class MetricComparison:
     Attributes
     ----------
     statistic : str
-        ``"spa"`` or ``"pa"``.
+        ``"spa"``, ``"pa"`` or ``"acc_eq"``.
     scores : Series
         Each metric's statistic, best first (ties broken by name).
     pvalues : DataFrame
@@ -285,7 +286,7 @@ class MetricComparison:
 
 def _compare_metrics_iv(human_seg, metrics_seg, statistic, n_resamples, rng, signs, spa_resamples, spa_method,
                         ties, permutation, early_stopping, alpha, progress):
-    statistic = choice_iv(statistic, "statistic", ("spa", "pa"))
+    statistic = choice_iv(statistic, "statistic", ("spa", "pa", "acc_eq"))
     spa_method = choice_iv(spa_method, "spa_method", ("permutation", "normal"))
     ties = choice_iv(ties, "ties", ("ge", "mid"))
     permutation = choice_iv(permutation, "permutation", ("both", "inputs", "systems"))
@@ -311,16 +312,20 @@ def _compare_metrics_iv(human_seg, metrics_seg, statistic, n_resamples, rng, sig
         swap_rng = np.random.default_rng([int(rng), 1])
     else:
         rng = swap_rng = rng_iv(rng)
+    if statistic == "acc_eq" and early_stopping is not None:
+        raise ValueError("`early_stopping` applies to PERM-BOTH (statistic 'spa' or 'pa'), "
+                         "not to the acc_eq pairs test")
     names = sorted(metrics_seg)
-    human, metrics = None, {}
+    human, metrics, raw = None, {}, {}
     for name in names:
         h, m, _ = _align_matrices(human_seg, metrics_seg[name], name=f"metrics_seg[{name!r}]")
         sums_iv(m, f"metrics_seg[{name!r}]")
         human = h if human is None else human
         sd = m.std()
+        raw[name] = m
         metrics[name] = (m - m.mean()) / sd if sd > 0 else m - m.mean()
-    return dict(human=human, metrics=metrics, statistic=statistic, n_resamples=n_resamples, rng=rng, signs=signs,
-                swap_rng=swap_rng, spa_resamples=spa_resamples, spa_method=spa_method, mid=ties == "mid", ties=ties,
+    return dict(human=human, metrics=metrics, raw=raw, statistic=statistic, n_resamples=n_resamples, rng=rng,
+                signs=signs, swap_rng=swap_rng, spa_resamples=spa_resamples, spa_method=spa_method, mid=ties == "mid", ties=ties,
                 permutation=permutation, stop=stop, alpha=alpha, progress=progress)
 
 
@@ -408,8 +413,11 @@ def compare_metrics(human_seg, metrics_seg: dict, *, statistic: str = "spa", n_r
         Human segment scores, complete (no missing cells).
     metrics_seg : dict of name -> DataFrame
         Each metric's segment scores on the same systems and segments.
-    statistic : {"spa", "pa"}
-        SPA, or pairwise accuracy of system scores taken as segment means (as the paper does).
+    statistic : {"spa", "pa", "acc_eq"}
+        SPA, pairwise accuracy of system scores taken as segment means (as the SPA paper does), or
+        the segment-level acc_eq with each metric's calibrated tie threshold, group-by-item, tested
+        with the pairs test (WMT23-25 "acc-t"; :func:`spalib.pairs_permutation_test`; the
+        thresholds are in ``settings["epsilons"]``).
     n_resamples : int
         PERM-BOTH draws per metric pair (mt-metrics-eval's ``k``, default 1000).
     rng : None, int or Generator
@@ -463,14 +471,19 @@ def compare_metrics(human_seg, metrics_seg: dict, *, statistic: str = "spa", n_r
     """
     args = _compare_metrics_iv(human_seg, metrics_seg, statistic, n_resamples, rng, signs, spa_resamples,
                                spa_method, ties, permutation, early_stopping, alpha, progress)
-    factory = {"pa": _pa_statistic, "normal": _spa_normal_statistic, "permutation": _spa_permutation_statistic}
-    scores, pair_test = factory["pa" if args["statistic"] == "pa" else args["spa_method"]](**args)
     metrics, human = args["metrics"], args["human"]
-    order = sorted(metrics, key=lambda n: (-scores[n], n))
-    pvals, draws = _perm_both_pvalues(
-        order, metrics, scores, pair_test, swap_rng=args["swap_rng"], permutation=args["permutation"],
-        n_resamples=args["n_resamples"], stop=args["stop"], progress=args["progress"],
-        statistic=args["statistic"], n_systems=human.shape[0], n_groups=(human.shape[1] + 7) // 8)
+    extra = {}
+    if args["statistic"] == "acc_eq":
+        scores, pvals, draws, extra["epsilons"] = _acc_eq_comparison(**args)
+        order = sorted(metrics, key=lambda n: (-scores[n], n))
+    else:
+        factory = {"pa": _pa_statistic, "normal": _spa_normal_statistic, "permutation": _spa_permutation_statistic}
+        scores, pair_test = factory["pa" if args["statistic"] == "pa" else args["spa_method"]](**args)
+        order = sorted(metrics, key=lambda n: (-scores[n], n))
+        pvals, draws = _perm_both_pvalues(
+            order, metrics, scores, pair_test, swap_rng=args["swap_rng"], permutation=args["permutation"],
+            n_resamples=args["n_resamples"], stop=args["stop"], progress=args["progress"],
+            statistic=args["statistic"], n_systems=human.shape[0], n_groups=(human.shape[1] + 7) // 8)
     index = pd.Index(order, name="metric")
     return MetricComparison(
         statistic=args["statistic"],
@@ -481,8 +494,29 @@ def compare_metrics(human_seg, metrics_seg: dict, *, statistic: str = "spa", n_r
         alpha=args["alpha"],
         settings=dict(n_resamples=n_resamples, signs=signs if isinstance(signs, str) else "prepared",
                       spa_resamples=spa_resamples, spa_method=spa_method, ties=ties, permutation=permutation,
-                      early_stopping=early_stopping),
+                      early_stopping=early_stopping, **extra),
     )
+
+
+def _acc_eq_comparison(human, raw, swap_rng, n_resamples, progress, **_):
+    """Tie-calibrated acc_eq of every metric (group-by-item) and the pairs test between every two,
+    as WMT23-25 rank segment-level metrics ("acc-t"); returns scores, p-values, draws, epsilons.
+    """
+    names = sorted(raw)
+    epsilons = {n: tie_calibration(human, raw[n], variant="acc_eq", grouping="item").epsilon for n in names}
+    scores = {n: kendall_tau(human, raw[n], variant="acc_eq", epsilon=epsilons[n], grouping="item").statistic
+              for n in names}
+    order = sorted(names, key=lambda n: (-scores[n], n))
+    pvals = np.full((len(order), len(order)), np.nan)
+    draws = np.zeros((len(order), len(order)), dtype=int)
+    pairs = [(i, j) for i in range(len(order)) for j in range(i + 1, len(order))]
+    for i, j in tqdm(pairs, desc="pairs test acc_eq", disable=not progress):
+        a, b = order[i], order[j]
+        result = pairs_permutation_test(human, raw[a], raw[b], variant="acc_eq", grouping="item",
+                                        epsilon1=epsilons[a], epsilon2=epsilons[b], n_resamples=n_resamples,
+                                        rng=swap_rng)
+        pvals[i, j], draws[i, j] = result.pvalue, result.n_resamples
+    return scores, pvals, draws, epsilons
 
 
 def _swap_masks(rng: np.random.Generator, permutation: str, size: int, n_systems: int, n_groups: int) -> np.ndarray:

@@ -187,3 +187,20 @@ def test_comparison_table_and_explicit_recipes():
         spalib.compare_metrics(human, metrics, spa_resamples=0)
     spa = spalib.soft_pairwise_accuracy(human, metrics["good"], rng=4, signs="mtme")
     assert spa.human_pvalues.shape == (6, 6) and spa.systems == sorted(human.index)
+
+
+def test_compare_metrics_with_calibrated_acc_eq_equals_the_pairs_tests():
+    human, metrics = toy_metrics(4, n_segments=30)
+    result = spalib.compare_metrics(human, metrics, statistic="acc_eq", n_resamples=200, rng=np.random.default_rng(9))
+    assert list(result.scores.index)[0] == "good" and result.ranks["good"] == 1
+    rng = np.random.default_rng(9)
+    order = list(result.scores.index)
+    for i, a in enumerate(order):
+        for b in order[i + 1:]:
+            eps = result.settings["epsilons"]
+            expected = spalib.pairs_permutation_test(human, metrics[a], metrics[b], epsilon1=eps[a], epsilon2=eps[b],
+                                                     n_resamples=200, rng=rng)
+            assert result.pvalues.loc[a, b] == expected.pvalue
+            assert result.scores[a] == expected.statistic1
+    with pytest.raises(ValueError, match="`early_stopping` applies to PERM-BOTH"):
+        spalib.compare_metrics(human, metrics, statistic="acc_eq", early_stopping=spalib.WMT_EARLY_STOPPING)
