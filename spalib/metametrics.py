@@ -325,8 +325,8 @@ def _compare_metrics_iv(human_seg, metrics_seg, statistic, n_resamples, rng, sig
         raw[name] = m
         metrics[name] = (m - m.mean()) / sd if sd > 0 else m - m.mean()
     return dict(human=human, metrics=metrics, raw=raw, statistic=statistic, n_resamples=n_resamples, rng=rng,
-                signs=signs, swap_rng=swap_rng, spa_resamples=spa_resamples, spa_method=spa_method, mid=ties == "mid", ties=ties,
-                permutation=permutation, stop=stop, alpha=alpha, progress=progress)
+                signs=signs, swap_rng=swap_rng, spa_resamples=spa_resamples, spa_method=spa_method,
+                mid=ties == "mid", ties=ties, permutation=permutation, stop=stop, alpha=alpha, progress=progress)
 
 
 def _pa_statistic(human, metrics, **_):
