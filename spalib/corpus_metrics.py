@@ -33,7 +33,31 @@ CORPUS_METRICS = ("bleu", "chrf", "ter")
 
 
 def lower_is_better(metric: str) -> bool:
-    """True for error rates (TER), whose smaller values are better."""
+    """Whether smaller values of ``metric`` are better.
+
+    Parameters
+    ----------
+    metric : str
+        A metric name.
+
+    Returns
+    -------
+    bool
+        True for error rates (TER).
+
+    Notes
+    -----
+    BLEU and chrF are similarities; TER counts edits per reference word.
+
+    References
+    ----------
+    Snover, M. et al. (2006). A study of translation edit rate. AMTA.
+
+    Examples
+    --------
+    >>> lower_is_better("ter"), lower_is_better("bleu")
+    (True, False)
+    """
     return metric == "ter"
 
 
@@ -78,6 +102,20 @@ def segment_statistics(metric: str, hypotheses, references, *, cache: bool = Tru
         ``k`` = 10 for BLEU (hypothesis length, reference length, matches and totals for n = 1..4),
         18 for chrF (hypothesis, reference and matching counts for character n = 1..6) and 2 for
         TER (edits, reference length), in sacrebleu's order.
+
+    Notes
+    -----
+    The corpus score of any multiset of segments is a function of the column sums (see
+    :func:`corpus_score`), which is what makes a bootstrap over segments cheap.
+
+    References
+    ----------
+    Post, M. (2018). A call for clarity in reporting BLEU scores. WMT.
+
+    Examples
+    --------
+    >>> segment_statistics("bleu", ["the cat sat"], ["the cat sat"], cache=False).tolist()
+    [[3.0, 3.0, 3.0, 2.0, 1.0, 0.0, 3.0, 2.0, 1.0, 0.0]]
     """
     import sacrebleu
 
@@ -128,6 +166,19 @@ def corpus_score(metric: str, statistics) -> float | np.ndarray:
     -------
     float or ndarray
         BLEU, chrF or TER on sacrebleu's 0-100 scale (TER: lower is better).
+
+    Notes
+    -----
+    BLEU: ``BP * exp(mean_n log p_n)`` with exponential smoothing of zero matches and
+    ``BP = exp(1 - r/h)`` when ``h < r``; chrF: ``(1 + b^2) P R / (b^2 P + R)`` with ``b = 2``
+    and ``P``, ``R`` averaged over the character orders present; TER: ``100 * edits / r``.
+    Each is computed with sacrebleu's operations in sacrebleu's order, so that the result is
+    equal to its ``corpus_score``, not only close.
+
+    References
+    ----------
+    Papineni, K. et al. (2002). BLEU. ACL.  Popović, M. (2015). chrF. WMT.
+    Snover, M. et al. (2006). A study of translation edit rate. AMTA.  Post, M. (2018). WMT.
 
     Examples
     --------

@@ -70,12 +70,23 @@ def williams_test(r12, r13, r23, n, *, alternative: str = "greater", df: float |
         default.  The stored example output of the authors' released R tool equals the p-value with
         ``n - 2`` (an older behaviour of the R ``psych`` package); pass ``df=n - 2`` to reproduce it.
 
+    Returns
+    -------
+    CorrelationTestResult
+        ``statistic`` (t), ``pvalue`` and ``df``.
+
     Notes
     -----
     With ``K = 1 - r12^2 - r13^2 - r23^2 + 2 r12 r13 r23`` (the determinant of the 3 x 3
     correlation matrix),
 
     ``t = (r12 - r13) sqrt((n - 1)(1 + r23)) / sqrt(2K (n - 1)/(n - 3) + (r12 + r13)^2 (1 - r23)^3 / 4)``.
+
+    References
+    ----------
+    Williams, E. J. (1959). The comparison of regression variables. JRSS B 21.
+    Graham, Y. and Baldwin, T. (2014). Testing for significance of increased correlation with
+    human judgment. EMNLP.
 
     Examples
     --------
@@ -101,8 +112,32 @@ def williams_test(r12, r13, r23, n, *, alternative: str = "greater", df: float |
 def fisher_z_test(r1, n1, r2, n2, *, alternative: str = "greater") -> CorrelationTestResult:
     """Fisher r-to-z test of ``r1 = r2`` for correlations from **independent** samples.
 
-    ``z = (atanh r1 - atanh r2) / sqrt(1/(n1 - 3) + 1/(n2 - 3))``.
+    Parameters
+    ----------
+    r1, r2 : float
+        The two correlations, strictly between -1 and 1.
+    n1, n2 : int
+        The sizes of the two samples (greater than 3).
+    alternative : {"greater", "less", "two-sided"}
+        ``"greater"``: ``r1`` is the larger.
 
+    Returns
+    -------
+    CorrelationTestResult
+        ``statistic`` (z) and ``pvalue``.
+
+    Notes
+    -----
+    ``z = (atanh r1 - atanh r2) / sqrt(1/(n1 - 3) + 1/(n2 - 3))``, standard normal under the null.
+    For two metrics scored on the same systems the samples are dependent: use :func:`williams_test`.
+
+    References
+    ----------
+    Fisher, R. A. (1921). On the "probable error" of a coefficient of correlation deduced from a
+    small sample. Metron 1.
+
+    Examples
+    --------
     >>> res = fisher_z_test(0.6, 100, 0.4, 120)
     >>> round(res.statistic, 6), round(res.pvalue, 6)
     (1.962582, 0.024847)
@@ -138,10 +173,41 @@ def williams_matrix(human, metrics, *, method: str = "pearson", absolute: bool =
                     df: float | None = None) -> WilliamsMatrix:
     """The Williams significance matrix of Graham & Baldwin (2014, Figure 2).
 
-    ``human`` is a Series of human scores, ``metrics`` a DataFrame (rows aligned with ``human``,
-    one column per metric) or a dict of Series.  With ``absolute=True`` (the paper's choice) all
-    correlations are taken in absolute value, so that error metrics such as TER, which correlate
-    negatively, are compared with the others.
+    Parameters
+    ----------
+    human : Series or array_like
+        Human scores, one per system.
+    metrics : DataFrame or dict of Series
+        Metric scores, rows aligned with ``human``, one column per metric.
+    method : {"pearson", "spearman"}
+        The correlation (the test's null distribution assumes Pearson's).
+    absolute : bool
+        Take every correlation in absolute value (the paper's choice), so that error metrics such as
+        TER, which correlate negatively, are compared with the others.
+    df : float, optional
+        Degrees of freedom of every test (default ``n - 3``; see :func:`williams_test`).
+
+    Returns
+    -------
+    WilliamsMatrix
+        The correlations, sorted; the metric-metric correlations; the p-values.
+
+    Notes
+    -----
+    Cell ``(a, b)`` for ``a`` above ``b`` is ``williams_test(r(h, a), r(h, b), r(a, b), n).pvalue``,
+    the one-sided p-value that ``a`` correlates more strongly with the humans.
+
+    References
+    ----------
+    Graham, Y. and Baldwin, T. (2014). Testing for significance of increased correlation with human
+    judgment. EMNLP.
+
+    Examples
+    --------
+    >>> h = pd.Series([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+    >>> m = pd.DataFrame({"close": [1.1, 2.0, 2.9, 4.2, 5.0, 6.1], "far": [2.0, 1.0, 3.5, 3.0, 6.0, 5.0]})
+    >>> round(float(williams_matrix(h, m).pvalues.loc["close", "far"]), 3)
+    0.005
     """
     method = choice_iv(method, "method", ("pearson", "spearman"))
     flag_iv(absolute, "absolute")

@@ -165,6 +165,28 @@ class SystemBootstrap:
 def system_pairs(systems, by=None) -> list[tuple]:
     """All unordered pairs of systems, within each group of ``by`` (e.g. a language pair).
 
+    Parameters
+    ----------
+    systems : sequence
+        System labels, unique within a group.
+    by : sequence, optional
+        The group of each system (default: one group).
+
+    Returns
+    -------
+    list of tuple
+        ``(a, b)`` pairs in the order the systems are listed, group by group.
+
+    Notes
+    -----
+    Wei & Jia pair systems only within a year and language pair: ``by`` does that.
+
+    References
+    ----------
+    Wei, J. T.-Z. and Jia, R. (2021). Section 3.1.
+
+    Examples
+    --------
     >>> system_pairs(["a", "b", "c", "d"], by=["x", "x", "y", "y"])
     [('a', 'b'), ('c', 'd')]
     """

@@ -75,12 +75,32 @@ def _align_matrices(human, metric, name: str = "metric") -> tuple[np.ndarray, np
 # --- the two meta-metrics ------------------------------------------------------------------------
 
 def pairwise_accuracy(human_sys, metric_sys) -> float:
-    """Share of system pairs that the metric orders as the humans do (Kocmi et al. 2021).
+    """Share of system pairs that the metric orders as the humans do.
 
+    Parameters
+    ----------
+    human_sys, metric_sys : array_like or Series
+        System-level scores (higher = better), in the same system order, or two Series aligned by
+        system name.  NaN marks a missing human score; inf is an error.
+
+    Returns
+    -------
+    float
+        Agreeing pairs / pairs with both human scores.
+
+    Notes
+    -----
     A pair agrees when ``sign(h_a - h_b) == sign(m_a - m_b)`` with ``sign(0) = 0``: a tie on
     both sides agrees, a tie on one side only does not.  Pairs with a missing human score are
     skipped, as in mt-metrics-eval.
 
+    References
+    ----------
+    Kocmi, T. et al. (2021). To ship or not to ship: an extensive evaluation of automatic metrics
+    for machine translation. WMT.
+
+    Examples
+    --------
     >>> pairwise_accuracy([1, 2, 3, 3, 4], [1, 1, 2, 1, 2])
     0.5
     """
@@ -184,8 +204,17 @@ def significance_ranks(pvalues, alpha: float = 0.05) -> np.ndarray:
     Returns
     -------
     ndarray of int
-        Rank 1 for the first cluster.  Walking down the list, a metric opens a new cluster when it
-        is significantly worse than any metric since the current cluster began.
+        Rank 1 for the first cluster.
+
+    Notes
+    -----
+    Walking down the list, metric ``i`` opens a new cluster (rank + 1) when
+    ``p[r, i] <= alpha`` for some metric ``r`` since the current cluster began.
+
+    References
+    ----------
+    Freitag, M. et al. (2023). Results of WMT23 metrics shared task. WMT. (mt-metrics-eval
+    ``stats.AssignRanks``.)
 
     Examples
     --------

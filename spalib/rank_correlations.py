@@ -162,6 +162,23 @@ def kendall_tau(human, metric, *, variant: str, epsilon: float = 0.0, grouping: 
     threshold : float
         For ``kendall_like`` only: minimum human score difference of a pair (25 on raw DA in WMT).
 
+    Returns
+    -------
+    KendallResult
+        ``statistic`` (NaN where undefined) and the pair counts behind it.
+
+    Notes
+    -----
+    See the module docstring for the formula of every variant in terms of the pair counts
+    ``C, D, T_h, T_m, T_hm``.
+
+    References
+    ----------
+    Deutsch, D., Foster, G. and Freitag, M. (2023). Ties matter: meta-evaluating modern metrics
+    with pairwise accuracy and tie calibration. EMNLP.
+
+    Examples
+    --------
     >>> kendall_tau([1, 2, 2, 3, 4], [2, 1, 1.5, 5, 3], variant="acc_eq").statistic
     0.6
     """
@@ -214,17 +231,41 @@ class TieCalibrationResult:
 
 def tie_calibration(human, metric, *, variant: str = "acc_eq", grouping: str = "item", sample_rate: float = 1.0,
                     rng=None) -> TieCalibrationResult:
-    """Tie calibration (Deutsch et al. 2023, §5): the tie threshold ``epsilon`` that maximises
-    ``acc_eq`` (or ``tau_eq``), and the statistic it reaches.
+    """Tie calibration: the tie threshold ``epsilon`` that maximises ``acc_eq`` (or ``tau_eq``).
 
+    Parameters
+    ----------
+    human, metric : array_like or DataFrame
+        As for :func:`kendall_tau`.
+    variant : {"acc_eq", "tau_eq"}
+        The statistic to maximise.
+    grouping : {"item", "system", "none"}
+        As for :func:`kendall_tau`.
+    sample_rate : float
+        Each pair is kept with this probability (the paper uses 0.1 without grouping and for
+        group-by-system); the sample is drawn before any pair is stored.
+    rng : None, int or numpy.random.Generator
+        The random state of the sample.
+
+    Returns
+    -------
+    TieCalibrationResult
+        ``epsilon``, ``statistic`` and the whole curve.
+
+    Notes
+    -----
     The candidates are 0 and every distinct absolute difference between the metric scores of a
     pair in a group; the statistic at every candidate is computed in one sweep over the pairs
     sorted by that difference, O(P log P) for P pairs.  Cells where the human *or* the metric
-    score is missing are left out (as mt-metrics-eval does here).  With ``sample_rate < 1`` each
-    pair is kept with that probability (the paper uses 0.1 without grouping and for
-    group-by-system) and the curve is computed on the sample.  Among equal best values the
+    score is missing are left out (as mt-metrics-eval does here).  Among equal best values the
     smallest ``epsilon`` wins (values within 1e-12 count as equal: the running sums round).
 
+    References
+    ----------
+    Deutsch, D., Foster, G. and Freitag, M. (2023). Ties matter. EMNLP. Section 5.
+
+    Examples
+    --------
     >>> res = tie_calibration([1, 2, 2, 3, 4], [2, 1, 1.5, 5, 3], grouping="none")
     >>> float(res.epsilon), round(float(res.statistic), 12)
     (0.5, 0.7)
@@ -278,23 +319,54 @@ def pairs_permutation_test(human, metric1, metric2, *, variant: str = "acc_eq", 
                            n_resamples: int = 1000, rng=None, method: str = "permutation") -> PairsTestResult:
     """Test whether metric 1's tie-aware pairwise accuracy is higher than metric 2's.
 
-    This is mt-metrics-eval's ``PairwisePermutationSigDiff``, the WMT23-25 "acc-t" significance test.
+    Parameters
+    ----------
+    human, metric1, metric2 : array_like or DataFrame
+        Systems x segments scores (or vectors with ``grouping="none"``).
+    variant : {"acc_eq", "tau_eq"}
+        The statistic compared.
+    grouping : {"item", "system", "none"}
+        As for :func:`kendall_tau`.
+    epsilon1, epsilon2 : float, optional
+        Each metric's tie threshold; calibrated on all the data when not given.
+    sample_rate : float
+        Passed to :func:`tie_calibration` when a threshold is calibrated.
+    n_resamples : int
+        Number of draws.
+    rng : None, int or numpy.random.Generator
+        The random state of the draws.
+    method : {"permutation", "exact"}
+        Monte-Carlo draws, or all sign patterns (at most 20 informative pairs).
 
-    Each metric keeps its own tie threshold, calibrated once on all the data unless given
-    (``tie_calibration`` with ``sample_rate``).  A draw swaps, independently for every pair of
-    items in every group, which metric's pairwise *verdict* (better / tied / worse) the two
-    hybrid metrics receive; the p-value is the share of draws in which hybrid 1 beats hybrid 2
-    by at least the observed margin (``>=``, no +1).
+    Returns
+    -------
+    PairsTestResult
+        The two statistics, their thresholds and the one-sided p-value.
 
-    Because ``acc_eq`` is a mean over pairs of "the verdict agrees with the human one" (and
-    ``tau_eq = 2 acc_eq - 1``), swapping a pair's verdicts only flips the sign of that pair's
-    difference in agreement: the test is a sign-flip test over the pairs where the two metrics'
-    verdicts differ in correctness, which :func:`spalib.pairwise_pvalues` computes (``method``
-    "permutation", or "exact" for at most 20 such pairs).  mt-metrics-eval draws the swaps with
-    early stopping and checks the stopping rule only on counted draws (a quirk); here all
-    ``n_resamples`` draws are always made, which is cheap.
+    Notes
+    -----
+    This is mt-metrics-eval's ``PairwisePermutationSigDiff``, the WMT23-25 "acc-t" test.  A draw
+    swaps, independently for every pair of items in every group, which metric's pairwise
+    *verdict* the two hybrid metrics receive; the p-value is the share of draws in which hybrid 1
+    beats hybrid 2 by at least the observed margin (``>=``, no +1).  Because ``acc_eq`` is a mean
+    over pairs of "the verdict agrees with the human one" (and ``tau_eq = 2 acc_eq - 1``),
+    swapping only flips the sign of a pair's difference in agreement: the test is a sign-flip test
+    over the pairs whose verdicts differ in correctness, computed by :func:`spalib.pairwise_pvalues`.
+    mt-metrics-eval checks its early stopping only on counted draws (a quirk); here all draws are
+    made.  Note the argument order: mt-metrics-eval's p-value is for its *second* metric.
 
-    Note the argument order: mt-metrics-eval's p-value is for its *second* metric being better.
+    References
+    ----------
+    Deutsch, D., Foster, G. and Freitag, M. (2023). Ties matter. EMNLP.
+    Freitag, M. et al. (2023). Results of WMT23 metrics shared task. WMT.
+
+    Examples
+    --------
+    >>> h = np.array([[1.0, 3.0], [3.0, 3.0], [1.0, 2.0], [1.0, 2.0]])
+    >>> good, bad = h + 0.1, -h
+    >>> res = pairs_permutation_test(h, good, bad, n_resamples=200, rng=0)
+    >>> res.statistic1, round(res.statistic2, 3), res.pvalue
+    (1.0, 0.417, 0.015)
     """
     variant = _variant(variant)
     if variant not in ("acc_eq", "tau_eq"):

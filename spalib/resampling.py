@@ -118,6 +118,16 @@ def draw_signs(n_resamples: int, n_segments: int, rng=None, *, signs: str = "bit
     -------
     SignMatrix
 
+    Notes
+    -----
+    Sign ``s_kl = +1`` keeps segment ``l`` of a system pair as observed in permutation ``k``,
+    ``-1`` swaps the two systems' outputs there; one matrix serves every pair of systems.
+
+    References
+    ----------
+    Thompson, B. et al. (2024). Improving statistical significance in human evaluation of
+    automatic metrics via Soft Pairwise Accuracy. WMT. Section 3.3.
+
     Examples
     --------
     >>> draw_signs(1000, 12, rng=4, signs="mtme").recipe

@@ -23,8 +23,33 @@ _MQM_COLUMNS = ["system", "doc", "doc_id", "seg_id", "rater", "source", "target"
 
 
 def mqm_weight(severity: str, category: str, weights: dict[str, float] = MQM_WEIGHTS) -> float:
-    """Weight of one error: try ``severity/category`` and drop the last component until a key
-    matches; no match (e.g. ``No-error``, an unknown severity) weighs 0.
+    """Weight of one MQM error.
+
+    Parameters
+    ----------
+    severity, category : str
+        As annotated (case does not matter).
+    weights : dict
+        ``severity[/category...]`` keys (default: :data:`MQM_WEIGHTS`).
+
+    Returns
+    -------
+    float
+
+    Notes
+    -----
+    Try ``severity/category`` and drop the last component until a key matches; no match (e.g.
+    ``No-error``, an unknown severity) weighs 0.
+
+    References
+    ----------
+    Freitag, M. et al. (2021). Experts, errors, and context. TACL. (mt-metrics-eval
+    ``converters/score_mqm.py``.)
+
+    Examples
+    --------
+    >>> mqm_weight("Major", "Accuracy/Mistranslation"), mqm_weight("Minor", "Fluency/Punctuation")
+    (5.0, 0.1)
     """
     parts = [severity.strip().lower()] + [p.strip().lower() for p in category.split("/")]
     while parts:
@@ -38,12 +63,35 @@ def mqm_weight(severity: str, category: str, weights: dict[str, float] = MQM_WEI
 def read_mqm_tsv(path: Path | str, *, source_errors: str = "raise") -> pd.DataFrame:
     """Read a raw MQM annotation TSV (one row per error; ``No-error`` rows for clean segments).
 
-    Columns: system, doc, doc_id, seg_id, rater, source, target, category, severity (and comment
-    where present).  Rows whose category is ``Source error`` belong to the source, not the
-    translation (Google ships them separately).  ``source_errors`` says what to do with them:
-    ``"raise"`` (default) refuses the file, ``"drop"`` removes them, ``"keep"`` keeps them, to be
-    weighted like any other error as mt-metrics-eval's ``score_mqm.py`` does.  The number found
-    is in ``frame.attrs["source_error_rows"]``.
+    Parameters
+    ----------
+    path : path
+    source_errors : {"raise", "drop", "keep"}
+        What to do with rows whose category is ``Source error`` (they belong to the source, not
+        the translation): refuse the file, remove them, or keep them to be weighted like any other
+        error, as mt-metrics-eval's ``score_mqm.py`` does.
+
+    Returns
+    -------
+    DataFrame
+        Columns system, doc, doc_id, seg_id, rater, source, target, category, severity (and comment
+        where present), line; ``attrs["source_error_rows"]`` holds the number of source errors.
+
+    Notes
+    -----
+    doc_id and seg_id must be positive integers; every row must have the header's field count.
+
+    References
+    ----------
+    Freitag, M. et al. (2021). Experts, errors, and context. TACL. Data:
+    google/wmt-mqm-human-evaluation.
+
+    Examples
+    --------
+    >>> from spalib.data import dataset_path
+    >>> errors = read_mqm_tsv(dataset_path("wmt-mqm-human-evaluation") / "ted/ende/mqm_ted_ende.tsv")
+    >>> len(errors), errors.attrs["source_error_rows"]
+    (8435, 0)
     """
     path = Path(path)
     lines = read_lines(path)
@@ -80,10 +128,35 @@ def read_mqm_tsv(path: Path | str, *, source_errors: str = "raise") -> pd.DataFr
 
 
 def score_mqm(errors: pd.DataFrame, weights: dict[str, float] = MQM_WEIGHTS) -> pd.DataFrame:
-    """MQM segment scores from error rows: per rater the sum of the error weights, then the
-    mean over the raters who rated the segment, negated (0 = perfect, lower = worse).
+    """MQM segment scores from error rows.
 
-    Returns one row per (system, seg_id) with columns ``doc``, ``doc_id``, ``n_raters``, ``mqm``.
+    Parameters
+    ----------
+    errors : DataFrame
+        From :func:`read_mqm_tsv`.
+    weights : dict
+        Error weights (default: :data:`MQM_WEIGHTS`, see :func:`mqm_weight`).
+
+    Returns
+    -------
+    DataFrame
+        One row per (system, seg_id): doc, doc_id, n_raters, mqm.
+
+    Notes
+    -----
+    Per rater, the sum of the error weights; then the mean over the raters who rated the segment,
+    negated (0 = perfect, lower = worse).  There is no 25-point cap per segment, as in the toolkit.
+
+    References
+    ----------
+    Freitag, M. et al. (2021). Experts, errors, and context. TACL.
+
+    Examples
+    --------
+    >>> from spalib.data import dataset_path
+    >>> scores = score_mqm(read_mqm_tsv(dataset_path("wmt-mqm-human-evaluation") / "ted/ende/mqm_ted_ende.tsv"))
+    >>> len(scores)
+    7406
     """
     weighted = errors.assign(weight=[mqm_weight(s, c, weights)
                                      for s, c in zip(errors["severity"], errors["category"])])
@@ -94,7 +167,33 @@ def score_mqm(errors: pd.DataFrame, weights: dict[str, float] = MQM_WEIGHTS) -> 
 
 
 def read_mqm_avg_seg_scores(path: Path | str) -> pd.DataFrame:
-    """Read Google's ``*.avg_seg_scores.tsv`` (``system<TAB>score<SPACE>seg_id``; ``None`` if unrated)."""
+    """Read Google's ``*.avg_seg_scores.tsv``.
+
+    Parameters
+    ----------
+    path : path
+        The file: a header, then ``system<TAB>score<SPACE>seg_id`` (``None`` if unrated).
+
+    Returns
+    -------
+    DataFrame
+        Columns system, seg_id, mqm.
+
+    Notes
+    -----
+    Scores are the published averages over raters (negated: 0 = perfect).
+
+    References
+    ----------
+    google/wmt-mqm-human-evaluation; Freitag, M. et al. (2021). TACL.
+
+    Examples
+    --------
+    >>> from spalib.data import dataset_path
+    >>> path = dataset_path("wmt-mqm-human-evaluation") / "ted/ende/mqm_ted_ende.avg_seg_scores.tsv"
+    >>> read_mqm_avg_seg_scores(path).shape
+    (8484, 3)
+    """
     path = Path(path)
     lines = read_lines(path)
     if not lines or lines[0].split() != ["system", "mqm_avg_score", "seg_id"]:

@@ -206,9 +206,34 @@ class EvalSet:
 def read_seg_score_file(path: Path | str, n_segments: int, *, systems=None) -> pd.DataFrame:
     """Read one ``system<TAB>score`` segment-score file in the mt-metrics-eval layout.
 
-    Each system has ``n_segments`` lines, in segment order; ``None`` becomes NaN.  Returns a
-    DataFrame, rows = systems (sorted), columns = segment index.  If ``systems`` is given, a
-    system not in it is an error.
+    Parameters
+    ----------
+    path : path
+        The file (``NAME`` or ``NAME.gz``).
+    n_segments : int
+        Lines per system.
+    systems : collection, optional
+        The known systems: another system is an error.
+
+    Returns
+    -------
+    DataFrame
+        Rows = systems (sorted), columns = segment index; ``None`` becomes NaN.
+
+    Notes
+    -----
+    Each system has ``n_segments`` consecutive lines, in segment order.
+
+    References
+    ----------
+    Freitag, M. et al. (2023). Results of WMT23 metrics shared task. WMT. Data:
+    google-research/mt-metrics-eval (v2 release).
+
+    Examples
+    --------
+    >>> es = load_mtme("wmt23", "en-de")
+    >>> read_seg_score_file(es.folder / "human-scores" / "en-de.mqm.seg.score", len(es.segments)).shape
+    (13, 557)
     """
     path = Path(path)
     lines = read_lines(path)
@@ -237,9 +262,37 @@ def read_seg_score_file(path: Path | str, n_segments: int, *, systems=None) -> p
 
 
 def load_mtme(test_set: str, lp: str, root: Path | str | None = None) -> EvalSet:
-    """Open ``test_set``/``lp`` (e.g. ``"wmt23"``, ``"en-de"``) of the mt-metrics-eval v2 data.
+    """Open one test set and language pair of the mt-metrics-eval v2 data.
 
-    ``root`` is the ``mt-metrics-eval-v2`` folder; by default ``data_root()/mt-metrics-eval-v2``.
+    Parameters
+    ----------
+    test_set : str
+        E.g. ``"wmt23"``.
+    lp : str
+        E.g. ``"en-de"``.
+    root : path, optional
+        The ``mt-metrics-eval-v2`` folder (default: under :func:`data_root`).
+
+    Returns
+    -------
+    EvalSet
+        Systems, segments, documents, references, score files (read on demand).
+
+    Notes
+    -----
+    The standard reference, gold scores and outlier systems come from :data:`MTME_META`
+    (mt-metrics-eval's ``meta_info.py``).
+
+    References
+    ----------
+    Freitag, M. et al. (2023). Results of WMT23 metrics shared task. WMT. Data:
+    google-research/mt-metrics-eval (v2 release).
+
+    Examples
+    --------
+    >>> es = load_mtme("wmt23", "en-de")
+    >>> es.std_ref, len(es.segments)
+    ('refA', 557)
     """
     base = resolve_root(root, "mt-metrics-eval-v2")
     folder = base / test_set
@@ -294,9 +347,31 @@ def _check_length(path: Path, n: int) -> None:
 def complete_segments(*frames: pd.DataFrame, systems=None):
     """Keep the segments (columns) scored for every system in every frame.
 
-    Returns the filtered frames (rows restricted to ``systems`` if given, else to the systems
-    all frames share, in sorted order) and a dict with the counts of segments kept and dropped.
-    The caller decides what to do with the counts; nothing is dropped without being counted.
+    Parameters
+    ----------
+    *frames : DataFrame
+        Systems x segments score frames.
+    systems : list, optional
+        The systems to keep (default: those all frames share, sorted).
+
+    Returns
+    -------
+    tuple
+        The filtered frames and a dict with the counts of segments kept and dropped.
+
+    Notes
+    -----
+    Nothing is dropped without being counted; the caller decides what to do with the counts.
+
+    References
+    ----------
+    mt-metrics-eval keeps, likewise, only segments with gold scores for every system.
+
+    Examples
+    --------
+    >>> frames, counts = complete_segments(pd.DataFrame([[1, np.nan], [2, 3]], index=["a", "b"]))
+    >>> counts
+    {'segments_kept': 1, 'segments_dropped': 1, 'systems': 2}
     """
     if not frames:
         raise ValueError("give at least one frame")
@@ -333,12 +408,40 @@ def segment_task(es: EvalSet, *, human: str | None = None, reference_free: bool 
                  exclude_metrics=(), include_human_systems: bool = True) -> SegmentTask:
     """The inputs of a system-level meta-evaluation from segment scores (SPA, PA of means).
 
-    Systems: every system with at least one human score, except the standard reference (no
-    metric can score it) and the test set's outlier systems; human translations other than the
-    standard reference stay unless ``include_human_systems=False``.  Metrics: those scored with
-    the standard reference (plus reference-free ones if asked), minus any whose name starts with
-    an entry of ``exclude_metrics``.  Segments: those every kept system has scores for, in every
-    file.  ``report`` says what was left out and why.
+    Parameters
+    ----------
+    es : EvalSet
+        From :func:`load_mtme`.
+    human : str, optional
+        The human score (default: the test set's standard one).
+    reference_free : bool
+        Also keep reference-free (``-src``) metrics.
+    exclude_metrics : str or iterable of str
+        Metric-name prefixes to leave out (a single string is one prefix).
+    include_human_systems : bool
+        Keep human translations other than the standard reference as systems.
+
+    Returns
+    -------
+    SegmentTask
+        ``human`` (systems x segments), ``metrics`` (dict of the same shape), ``report``.
+
+    Notes
+    -----
+    Systems: every system with at least one human score, except the standard reference and the
+    outlier systems.  Metrics: those scored with the standard reference.  Segments: those every
+    kept system has scores for, in every file.  ``report`` says what was left out and why.
+
+    References
+    ----------
+    Freitag, M. et al. (2023). Results of WMT23 metrics shared task. WMT. Data:
+    google-research/mt-metrics-eval (v2 release).
+
+    Examples
+    --------
+    >>> task = segment_task(load_mtme("wmt23", "en-de"))
+    >>> task.human.shape, len(task.metrics)
+    ((12, 460), 25)
     """
     # a single name is one prefix, not an iterable of one-letter prefixes
     excluded = (exclude_metrics,) if isinstance(exclude_metrics, str) else tuple(exclude_metrics)

@@ -22,9 +22,25 @@ def _cache_root() -> Path:
 def data_root() -> Path:
     """The folder the book reads its data from.
 
-    ``$SPALIB_DATA`` if set (it must exist), else ``../shared/data`` next to the project if it
-    exists, else the user cache folder (``$XDG_CACHE_HOME/spalib/data``), which
-    ``python -m spalib.data download`` fills.
+    Returns
+    -------
+    pathlib.Path
+        ``$SPALIB_DATA`` if set (it must exist), else ``../shared/data`` next to the project if it
+        exists, else the user cache folder (``$XDG_CACHE_HOME/spalib/data``).
+
+    Notes
+    -----
+    ``python -m spalib.data download NAME`` (or ``ensure``) fills the cache folder from the
+    official releases; ``verify`` checks a folder against the SHA-256 manifest.
+
+    References
+    ----------
+    The PROVENANCE.md of each dataset folder names its source and commit.
+
+    Examples
+    --------
+    >>> data_root().is_dir()
+    True
     """
     env = os.environ.get(DATA_ENV)
     if env:
@@ -39,7 +55,32 @@ def data_root() -> Path:
 
 
 def dataset_path(name: str, root: Path | str | None = None) -> Path:
-    """The folder of dataset ``name`` (a key of :data:`DATASETS`), which must be present."""
+    """The folder of dataset ``name``, which must be present.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`spalib.data.DATASETS`.
+    root : path, optional
+        The data folder (default: :func:`data_root`).
+
+    Returns
+    -------
+    pathlib.Path
+
+    Notes
+    -----
+    A missing folder is a ``FileNotFoundError`` that says how to download it.
+
+    References
+    ----------
+    See :data:`spalib.data.DATASETS` for the releases.
+
+    Examples
+    --------
+    >>> dataset_path("wmt12").name
+    'wmt12'
+    """
     if name not in DATASETS:
         raise ValueError(f"unknown dataset {name!r}; known: {', '.join(DATASETS)}")
     path = Path(root) if root is not None else data_root()
@@ -53,15 +94,69 @@ def dataset_path(name: str, root: Path | str | None = None) -> Path:
 
 
 def download(name: str, root: Path | str | None = None, *, progress: bool = True) -> Path:
-    """Fetch the official release of dataset ``name`` into ``root`` (default: :func:`data_root`)."""
+    """Fetch the official release of dataset ``name``.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`spalib.data.DATASETS`.
+    root : path, optional
+        The data folder to download into (default: :func:`data_root`).
+    progress : bool
+        Show a progress bar.
+
+    Returns
+    -------
+    pathlib.Path
+        The installed dataset folder.
+
+    Notes
+    -----
+    Files are staged in a temporary folder, checked (size, SHA-256, and the content manifest of
+    every file the book reads) and moved into place in one step; a failure leaves nothing behind.
+
+    References
+    ----------
+    The releases and their commits are listed in :data:`spalib.data.DATASETS`.
+
+    Examples
+    --------
+    >>> download("nope")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ValueError: unknown dataset 'nope'; known: mt-metrics-eval-v2, wmt12, ...
+    """
     if name not in DATASETS:
         raise ValueError(f"unknown dataset {name!r}; known: {', '.join(DATASETS)}")
     return fetch(DATASETS[name], Path(root) if root is not None else data_root(), progress=progress)
 
 
 def resolve_root(root: Path | str | None, name: str) -> Path:
-    """The folder of dataset ``name``: ``root`` if given (a folder holding that dataset's files),
-    else :func:`dataset_path`.
+    """The folder a reader reads dataset ``name`` from.
+
+    Parameters
+    ----------
+    root : path or None
+        A folder holding that dataset's files, as a reader's ``root`` argument.
+    name : str
+        The dataset, used when ``root`` is None.
+
+    Returns
+    -------
+    pathlib.Path
+        ``root``, or :func:`dataset_path` of ``name``.
+
+    Notes
+    -----
+    Every reader resolves its ``root`` argument here, so that all of them behave alike.
+
+    References
+    ----------
+    See :func:`data_root`.
+
+    Examples
+    --------
+    >>> resolve_root(None, "wmt12").name
+    'wmt12'
     """
     return Path(root) if root is not None else dataset_path(name)
 
@@ -72,9 +167,35 @@ _NOT_IN_RELEASE = {"mt-metrics-eval-v2": ("wmt22/metric-scores/zh-en/GEMBA-GPT4-
 
 
 def write_manifest(root: Path, path: Path = MANIFEST) -> int:
-    """Record the SHA-256 of every file the book reads (decompressed content for ``.gz`` copies,
-    under the original name): for a release tarball, every file of it under ``root``; otherwise
-    every file the registry downloads.  Returns the number of files.
+    """Record the SHA-256 of every file the book reads.
+
+    Parameters
+    ----------
+    root : path
+        A data folder holding every dataset.
+    path : path
+        Where to write the manifest (default: ``spalib/data_manifest.tsv``).
+
+    Returns
+    -------
+    int
+        The number of files recorded.
+
+    Notes
+    -----
+    For a release tarball, every file of it under ``root`` (except files the release does not
+    contain); otherwise every file the registry downloads.  ``.gz`` copies are hashed decompressed,
+    under the original name.  This is a maintainer's command (``python -m spalib.data manifest``).
+
+    References
+    ----------
+    The PROVENANCE.md files say which files are copies of which release.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> write_manifest(data_root(), pathlib.Path(tempfile.mkdtemp()) / "m.tsv") > 1000
+    True
     """
     rows = ["dataset\tpath\tsha256"]
     for name, source in DATASETS.items():

@@ -17,11 +17,34 @@ from spalib.data.paths import resolve_root
 def load_wmt12(lp: str = "es-en", *, multi: bool = True, root: Path | str | None = None):
     """System-level human scores and metric scores of WMT12 (the Williams-test example data).
 
-    ``multi=True`` reads ``example-data-multi`` (es-en: 12 metrics; en-fr: 2), else
-    ``example-data`` (AMBER and BLEU).  Returns ``(human, metrics)``: a Series indexed by system
-    and a DataFrame (systems × metrics), both sorted by system name.  Metric scores keep their
-    published orientation (TER is an error rate: lower is better).  A metric that lacks a system
-    the humans scored, or scores a system they did not, is an error.
+    Parameters
+    ----------
+    lp : {"es-en", "en-fr"}
+    multi : bool
+        Read ``example-data-multi`` (es-en: 12 metrics; en-fr: 2), else ``example-data`` (AMBER
+        and BLEU).
+    root : path, optional
+        The ``wmt12`` folder.
+
+    Returns
+    -------
+    (Series, DataFrame)
+        Human scores indexed by system, and systems x metrics, both sorted by system name.
+
+    Notes
+    -----
+    Metric scores keep their published orientation (TER is an error rate: lower is better).  A
+    metric that lacks a system the humans scored, or scores one they did not, is an error.
+
+    References
+    ----------
+    Graham, Y. and Baldwin, T. (2014). EMNLP. Data: ygraham/significance-williams.
+
+    Examples
+    --------
+    >>> human, metrics = load_wmt12("es-en")
+    >>> human.shape, metrics.shape
+    ((12,), (12, 12))
     """
     folder = resolve_root(root, "wmt12") / "significance-williams"
     folder = folder / ("example-data-multi" if multi else "example-data")
@@ -57,8 +80,32 @@ def _read_wmt12_file(path: Path, lp: str) -> dict[str, dict[str, float]]:
 
 
 def read_williams_results(path: Path | str) -> pd.DataFrame:
-    """Read a p-value matrix written by the significance-williams R tool (``#`` comment lines,
-    then a tab-separated matrix; ``-`` = not tested).
+    """Read a p-value matrix written by the significance-williams R tool.
+
+    Parameters
+    ----------
+    path : path
+        ``#`` comment lines, then a tab-separated matrix (``-`` = not tested).
+
+    Returns
+    -------
+    DataFrame
+        Metric x metric p-values, NaN where not tested.
+
+    Notes
+    -----
+    The released example output uses ``n - 2`` degrees of freedom (see :func:`spalib.williams_test`).
+
+    References
+    ----------
+    Graham, Y. and Baldwin, T. (2014). EMNLP. Tool: ygraham/significance-williams.
+
+    Examples
+    --------
+    >>> from spalib.data import dataset_path
+    >>> path = dataset_path("wmt12") / "significance-williams/example-output/orig.williams-results.es-en"
+    >>> read_williams_results(path).shape
+    (2, 2)
     """
     path = Path(path)
     rows = [(k, line) for k, line in enumerate(read_lines(path), start=1) if line and not line.startswith("#")]
@@ -97,10 +144,34 @@ def _parse_lp_sys_sid_human(text: str, where: str, sep: str | None) -> pd.DataFr
 
 
 def load_wmt13_da(lp: str, *, root: Path | str | None = None) -> pd.DataFrame:
-    """WMT13 segment-level DA of Graham et al. (2015): one row per judged translation with the
-    mean raw (0-100) and mean standardised (z) score of its ≥ 15 crowd judgements.
+    """WMT13 segment-level DA of Graham et al. (2015): one row per judged translation.
 
-    Columns: lp, system, sid (0-based line in newstest2013), raw, z.
+    Parameters
+    ----------
+    lp : str
+        One of the nine WMT13 language pairs.
+    root : path, optional
+        The ``wmt13`` folder.
+
+    Returns
+    -------
+    DataFrame
+        Columns lp, system, sid (0-based line in newstest2013), raw, z: the mean raw (0-100) and
+        standardised score of the item's (at least 15) crowd judgements.
+
+    Notes
+    -----
+    The raw and z files must hold the same items (checked).
+
+    References
+    ----------
+    Graham, Y., Mathur, N. and Baldwin, T. (2015). Accurate evaluation of segment-level machine
+    translation metrics. NAACL. Data: ygraham/segment-mteval.
+
+    Examples
+    --------
+    >>> load_wmt13_da("es-en").shape
+    (840, 5)
     """
     if lp not in WMT13_LPS:
         raise ValueError(f"`lp` must be one of {', '.join(WMT13_LPS)}; got {lp!r}")
@@ -119,8 +190,35 @@ def load_wmt13_da(lp: str, *, root: Path | str | None = None) -> pd.DataFrame:
 
 
 def load_wmt13_texts(lp: str, *, tokenized: bool = False, root: Path | str | None = None) -> pd.DataFrame:
-    """The WMT13 DA items with their texts (Graham et al. COLING 2016 release): columns lp,
-    system, sid, z, src, ref, mt, post_edit; line-aligned as published.
+    """The WMT13 DA items with their texts (Graham et al., COLING 2016 release).
+
+    Parameters
+    ----------
+    lp : str
+        One of the nine WMT13 language pairs.
+    tokenized : bool
+        Read the pre-tokenised texts.
+    root : path, optional
+        The ``wmt13`` folder.
+
+    Returns
+    -------
+    DataFrame
+        Columns lp, system, sid, z, src, ref, mt, post_edit; line-aligned as published.
+
+    Notes
+    -----
+    Every text file must have one line per scored item.
+
+    References
+    ----------
+    Graham, Y. et al. (2016). Is all that glitters in machine translation quality estimation
+    really gold? COLING. Data: ygraham/direct-assessment.
+
+    Examples
+    --------
+    >>> load_wmt13_texts("es-en").shape
+    (500, 8)
     """
     if lp not in WMT13_LPS:
         raise ValueError(f"`lp` must be one of {', '.join(WMT13_LPS)}; got {lp!r}")
@@ -143,9 +241,31 @@ def load_wmt13_texts(lp: str, *, tokenized: bool = False, root: Path | str | Non
 def load_wmt17_da(level: str = "seg", *, root: Path | str | None = None) -> pd.DataFrame:
     """WMT17 DA from the metrics-task package.
 
-    ``level="seg"``: ``DA-seglevel.csv`` (560 translations × 9 lps, mean of ≥ 15 z-scored
-    judgements; columns lp, testset, system, sid (1-based), human).
-    ``level="sys"``: ``DA-syslevel.csv`` (columns lp, system, human).
+    Parameters
+    ----------
+    level : {"seg", "sys"}
+        ``"seg"``: ``DA-seglevel.csv`` (560 translations x 9 language pairs, mean of at least 15
+        z-scored judgements); ``"sys"``: ``DA-syslevel.csv``.
+    root : path, optional
+        The ``wmt-da`` folder.
+
+    Returns
+    -------
+    DataFrame
+        Columns lp, testset, system, sid (1-based), human; or lp, system, human.
+
+    Notes
+    -----
+    (lp, system, sid) must be unique and sid an integer.
+
+    References
+    ----------
+    Bojar, O. et al. (2017). Results of the WMT17 metrics shared task. WMT.
+
+    Examples
+    --------
+    >>> load_wmt17_da("seg").shape, load_wmt17_da("sys").shape
+    ((5040, 5), (152, 3))
     """
     folder = resolve_root(root, "wmt-da") / "2017"
     if level == "seg":
@@ -164,10 +284,34 @@ def load_wmt17_da(level: str = "seg", *, root: Path | str | None = None) -> pd.D
 
 
 def load_wmt17_testset(lp: str, *, root: Path | str | None = None) -> pd.DataFrame:
-    """The WMT17 DA-scored segments of one to-English pair with their texts (lower-cased and
-    tokenised by the XMoverScore authors who released them), DA z score and sentBLEU.
+    """The WMT17 DA-scored segments of one to-English pair with their texts.
 
-    Columns: lp, source, translation, reference, human, sentbleu.  lv-en has 435 of the 560 items.
+    Parameters
+    ----------
+    lp : str
+        E.g. ``"de-en"``.
+    root : path, optional
+        The ``wmt-da`` folder.
+
+    Returns
+    -------
+    DataFrame
+        Columns lp, source, translation, reference, human, sentbleu.
+
+    Notes
+    -----
+    Texts are lower-cased and tokenised by the XMoverScore authors who released them; lv-en has
+    435 of the 560 items.
+
+    References
+    ----------
+    Bojar, O. et al. (2017). Results of the WMT17 metrics shared task. WMT. Data:
+    AIPHES/ACL20-Reference-Free-MT-Evaluation.
+
+    Examples
+    --------
+    >>> load_wmt17_testset("de-en").shape
+    (560, 6)
     """
     path = resolve_root(root, "wmt-da") / "2017" / "testset" / f"testset_{lp}.tsv"
     frame, numbers = space_table(path, ["LP", "source", "translation", "reference", "HUMAN_score", "sentBLEU"],
@@ -182,10 +326,33 @@ def load_wmt17_testset(lp: str, *, root: Path | str | None = None) -> pd.DataFra
 def load_wmt20_da(lp: str, level: str = "seg", *, root: Path | str | None = None) -> pd.DataFrame:
     """WMT20 DA from the metrics-task repository.
 
-    ``level="seg"``: ``metrics-ad-seg-scores-<lp>.csv``, one row per (system, segment) with
-    the mean raw and z score of its judgements (mostly one or two: not 15-judgement means);
-    columns system, segid, raw, z, n, sid.  ``level="sys"``: ``ad-sys-scores-<lp>.csv``,
-    columns system, raw, z, n, n_all.
+    Parameters
+    ----------
+    lp : str
+        E.g. ``"de-en"``.
+    level : {"seg", "sys"}
+        ``"seg"``: ``metrics-ad-seg-scores-<lp>.csv``; ``"sys"``: ``ad-sys-scores-<lp>.csv``.
+    root : path, optional
+        The ``wmt-da`` folder.
+
+    Returns
+    -------
+    DataFrame
+        ``"seg"``: system, segid, raw, z, n, sid (one row per judged translation: mostly one or two
+        judgements, not 15-judgement means); ``"sys"``: system, raw, z, n, n_all.
+
+    Notes
+    -----
+    Counts must be written as integers and (system, SID) must be unique.
+
+    References
+    ----------
+    Mathur, N. et al. (2020). Results of the WMT20 metrics shared task. WMT.
+
+    Examples
+    --------
+    >>> load_wmt20_da("de-en").shape
+    (9389, 6)
     """
     folder = resolve_root(root, "wmt-da") / "2020" / "manual-evaluation" / "DA"
     if level == "seg":
@@ -236,9 +403,30 @@ def _check_toen_lp(year: int, lp: str) -> None:
 def read_worker_mean_sd(path: Path | str) -> pd.DataFrame:
     """Per-worker mean and standard deviation of raw DA scores, as printed by R.
 
-    The ``ad-<sl>en-trk-mean-sd.txt`` files hold three lines per worker: ``[1] "M0403"``, the mean
-    and the sd of that worker's raw 0-100 scores (``NA`` for a worker with one score).
-    Columns: worker, mean, sd (NaN for ``NA``).
+    Parameters
+    ----------
+    path : path
+        An ``ad-<sl>en-trk-mean-sd.txt`` file: three lines per worker (``[1] "M0403"``, the mean,
+        the sd; ``NA`` for a worker with one score).
+
+    Returns
+    -------
+    DataFrame
+        Columns worker, mean, sd (NaN for ``NA``).
+
+    Notes
+    -----
+    Raw scores are recovered from the z-scores as ``z * sd + mean``.
+
+    References
+    ----------
+    Kocmi, T. et al. (2022). Findings of WMT22. Data: wmt-conference/wmt22-news-systems.
+
+    Examples
+    --------
+    >>> from spalib.data import dataset_path
+    >>> read_worker_mean_sd(dataset_path("wmt-da") / "2022/newstest2022-toen/ad-lven-trk-mean-sd.txt").shape
+    (101, 3)
     """
     path = resolve(Path(path))
     lines = read_lines(path)
@@ -266,11 +454,36 @@ def read_worker_mean_sd(path: Path | str) -> pd.DataFrame:
 def load_wmt_da_judgements(year: int, lp: str, *, root: Path | str | None = None) -> pd.DataFrame:
     """Individual WMT21/22 to-English crowd DA judgements, one row per judgement.
 
-    Columns as published, lower-cased where the file has them (``score`` is the judgement
-    z-scored by its worker; ``type`` is SYSTEM, REPEAT, REF or BAD_REF), plus ``raw``: the 0-100
-    score recovered as ``score * sd + mean`` from the worker's ``ad-<sl>en-trk-mean-sd.txt``
-    entry.  Averaged over SYSTEM and REPEAT rows, ``raw`` and ``score`` reproduce the published
-    ``ad-seg-scores`` means exactly.  A judgement whose worker has no finite mean and sd is an error.
+    Parameters
+    ----------
+    year : {2021, 2022}
+    lp : str
+        As the DA files spell it (``"lv-en"`` for Livonian).
+    root : path, optional
+        The ``wmt-da`` folder.
+
+    Returns
+    -------
+    DataFrame
+        The published columns (``score`` is the judgement z-scored by its worker; ``type`` is
+        SYSTEM, REPEAT, REF or BAD_REF) plus ``raw``, the 0-100 score.
+
+    Notes
+    -----
+    ``raw = score * sd + mean`` with the worker's entry of ``ad-<sl>en-trk-mean-sd.txt``.
+    Averaged over SYSTEM and REPEAT rows, ``raw`` and ``score`` reproduce the published
+    ``ad-seg-scores`` means exactly.  A judgement whose worker has no finite mean and sd is an
+    error.
+
+    References
+    ----------
+    Akhbardeh, F. et al. (2021), Kocmi, T. et al. (2022): Findings of WMT21/22. Data:
+    wmt-conference/wmt21-news-systems and wmt22-news-systems.
+
+    Examples
+    --------
+    >>> load_wmt_da_judgements(2022, "lv-en").shape
+    (5782, 13)
     """
     _check_toen_lp(year, lp)
     src, tgt = lp.split("-")
@@ -294,7 +507,34 @@ def load_wmt_da_judgements(year: int, lp: str, *, root: Path | str | None = None
 
 
 def load_wmt_da_seg_scores(year: int, lp: str, *, root: Path | str | None = None) -> pd.DataFrame:
-    """Per-(system, segment) WMT21/22 DA means: columns system, sid, raw, z, n."""
+    """Per-(system, segment) WMT21/22 DA means.
+
+    Parameters
+    ----------
+    year : {2021, 2022}
+    lp : str
+    root : path, optional
+        The ``wmt-da`` folder.
+
+    Returns
+    -------
+    DataFrame
+        Columns system, sid, raw, z, n.
+
+    Notes
+    -----
+    (system, sid) must be unique; sid and n must be written as integers.
+
+    References
+    ----------
+    Akhbardeh, F. et al. (2021), Kocmi, T. et al. (2022): Findings of WMT21/22. Data:
+    wmt-conference/wmt21-news-systems and wmt22-news-systems.
+
+    Examples
+    --------
+    >>> load_wmt_da_seg_scores(2022, "lv-en").shape
+    (2070, 5)
+    """
     _check_toen_lp(year, lp)
     path = _toen_folder(year, root) / f"ad-seg-scores-{lp}.csv"
     frame, numbers = space_table(path, ["SYS", "SID", "RAW.SCR", "Z.SCR", "N"], sep=None)
@@ -329,7 +569,32 @@ class ToEnglishTexts:
 def load_wmt_toen_texts(year: int, lp: str, *, root: Path | str | None = None) -> ToEnglishTexts:
     """The texts of a WMT21/22 to-English test set: sources, every reference, every system output.
 
+    Parameters
+    ----------
+    year : {2021, 2022}
+    lp : str
+        As the DA files spell it (``"lv-en"`` for Livonian).
+    root : path, optional
+        The ``wmt-da`` folder.
+
+    Returns
+    -------
+    ToEnglishTexts
+
+    Notes
+    -----
     Every file must have as many lines as the source (a file that does not is an error naming it).
+
+    References
+    ----------
+    Akhbardeh, F. et al. (2021), Kocmi, T. et al. (2022): Findings of WMT21/22. Data:
+    wmt-conference/wmt21-news-systems and wmt22-news-systems.
+
+    Examples
+    --------
+    >>> texts = load_wmt_toen_texts(2022, "lv-en")
+    >>> texts.std_ref, len(texts.source), len(texts.outputs)
+    ('A', 420, 5)
     """
     _check_toen_lp(year, lp)
     text_lp = _TEXT_LP.get(lp, lp)
@@ -355,9 +620,31 @@ def load_wmt_toen_texts(year: int, lp: str, *, root: Path | str | None = None) -
 def da_output_names(da_systems, output_systems) -> dict[str, str | None]:
     """Join DA system names to output-file names, checking every join.
 
-    DA names carry a submission id (``XMU.17``), output files do not (``XMU``): the id is stripped.
-    WMT21's ``Nemo`` is the output ``NVIDIA-NeMo``.  ``HUMAN`` systems (human translations) map to
-    ``None``.  A DA system with no output, or two DA systems with the same output, is an error.
+    Parameters
+    ----------
+    da_systems : iterable of str
+        System names as in the DA files (with a submission id, ``XMU.17``).
+    output_systems : iterable of str
+        System names of the output files (``XMU``).
+
+    Returns
+    -------
+    dict
+        DA name -> output name, or None for a human translation.
+
+    Notes
+    -----
+    The id is stripped; WMT21's ``Nemo`` is the output ``NVIDIA-NeMo``.  A DA system with no
+    output, or two DA systems with the same output, is an error.
+
+    References
+    ----------
+    The PROVENANCE.md of ``wmt-da/2021`` and ``wmt-da/2022``.
+
+    Examples
+    --------
+    >>> da_output_names(["XMU.17", "HUMAN.0"], ["XMU"])
+    {'XMU.17': 'XMU', 'HUMAN.0': None}
     """
     outputs = set(output_systems)
     joined: dict[str, str | None] = {}
@@ -405,6 +692,30 @@ def load_wmt_toen_da(years=(2021, 2022), *, lps=None, types=("SYSTEM", "REPEAT")
     types : iterable of str
         Judgement types to keep.  SYSTEM and REPEAT (the default) are the rows WMT averages into
         its segment and system scores; REF and BAD_REF are quality-control items.
+    root : path, optional
+        The ``wmt-da`` folder.
+
+    Returns
+    -------
+    ToEnglishDA
+        ``judgements``, ``outputs`` and ``dropped``.
+
+    Notes
+    -----
+    Human translations judged as systems have no output to score and are dropped (reported);
+    every output joins its DA system checked by :func:`da_output_names`, and every judged
+    segment must lie inside the test set.
+
+    References
+    ----------
+    Akhbardeh, F. et al. (2021), Kocmi, T. et al. (2022): Findings of WMT21/22. Data:
+    wmt-conference/wmt21-news-systems and wmt22-news-systems.
+
+    Examples
+    --------
+    >>> da = load_wmt_toen_da((2022,), lps=["lv-en"])
+    >>> len(da.judgements), len(da.outputs)
+    (4638, 2070)
     """
     years = tuple(years)
     types = (types,) if isinstance(types, str) else tuple(types)
@@ -451,9 +762,34 @@ def load_wmt_toen_da(years=(2021, 2022), *, lps=None, types=("SYSTEM", "REPEAT")
 
 
 def prepare_statistics(metric: str, lp: str | None = None, *, da: ToEnglishDA | None = None) -> np.ndarray:
-    """Sacrebleu statistics of every judged output of :func:`load_wmt_toen_da` (``da``, loaded if
-    not given), of one language pair or all, computed once and cached by
-    :func:`spalib.corpus_metrics.segment_statistics`.
+    """The sacrebleu statistics of every judged output of :func:`load_wmt_toen_da`, cached.
+
+    Parameters
+    ----------
+    metric : {"bleu", "chrf", "ter"}
+    lp : str, optional
+        One language pair (default: all).
+    da : ToEnglishDA, optional
+        Already loaded judgements (loaded if not given).
+
+    Returns
+    -------
+    ndarray
+        One row of statistics per row of ``da.outputs`` (of that language pair).
+
+    Notes
+    -----
+    Computed by :func:`spalib.corpus_metrics.segment_statistics`, which caches them on disk
+    (``python -m spalib.data prepare`` fills the cache for the book).
+
+    References
+    ----------
+    Post, M. (2018). A call for clarity in reporting BLEU scores. WMT.
+
+    Examples
+    --------
+    >>> prepare_statistics("ter", "lv-en").shape
+    (2070, 2)
     """
     from spalib.corpus_metrics import segment_statistics
 
