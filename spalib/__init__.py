@@ -2,7 +2,8 @@
 
 The companion library of the *spa-book*: paired permutation tests for every system pair, pairwise
 accuracy and Soft Pairwise Accuracy, the significance of metric differences (PERM-BOTH,
-significance clusters), the Williams test for dependent correlations, and Wei & Jia's
+significance clusters, bootstrap intervals and rankings averaged over tasks in
+:mod:`spalib.ranking`), the Williams test for dependent correlations, and Wei & Jia's
 bias-variance-noise decomposition of system-level pairwise error (with corpus BLEU, chrF and TER
 recomputed from sacrebleu statistics in :mod:`spalib.corpus_metrics`), with readers for the
 published WMT data in :mod:`spalib.data`.
@@ -43,6 +44,7 @@ from spalib.rank_correlations import (
     pairs_permutation_test,
     tie_calibration,
 )
+from spalib.ranking import AveragedComparison, MetricRanking, average_comparisons, metric_intervals, rank_metrics
 from spalib.resampling import SIGN_RECIPES, SignMatrix, draw_signs, pairwise_pvalues
 
 __all__ = [
@@ -54,5 +56,6 @@ __all__ = [
     "PairsTestResult",
     "bootstrap_system_scores", "system_pairs", "decompose_pairwise_error", "perfect_annotator",
     "judgements_for_power", "SystemBootstrap", "ErrorDecomposition", "PerfectAnnotator",
+    "rank_metrics", "metric_intervals", "average_comparisons", "MetricRanking", "AveragedComparison",
 ]
 __version__ = "0.1.0"

@@ -226,27 +226,26 @@ def _calibration_curve(group, delta, base, tied, n_groups, objective):
 
 
 @njit(cache=True)
-def _agreement_differences(h, m1, m2, group_starts, eps1, eps2):
-    """For every within-group pair, ``(agree1 - agree2) / (pairs in group)``, where ``agree`` is
-    1 when the metric's pairwise preference (a tie within epsilon) equals the human one.
+def _pair_agreements(h, m, group_starts, eps):
+    """For every within-group pair, in group order: 1.0 when the metric's pairwise preference (a
+    tie within ``eps``) equals the human one, else 0.0; and ``1 / (pairs in the group)``.
     """
     n_groups = group_starts.shape[0] - 1
     total = 0
     for g in range(n_groups):
         k = group_starts[g + 1] - group_starts[g]
         total += k * (k - 1) // 2
-    out = np.zeros(total)
+    agree = np.zeros(total)
+    weight = np.zeros(total)
     p = 0
     for g in range(n_groups):
         k = group_starts[g + 1] - group_starts[g]
-        weight = 1.0 / (k * (k - 1) // 2) if k > 1 else 0.0
+        w = 1.0 / (k * (k - 1) // 2) if k > 1 else 0.0
         for i in range(group_starts[g], group_starts[g + 1]):
             for j in range(i + 1, group_starts[g + 1]):
-                sh = np.sign(h[i] - h[j])
-                d1 = m1[i] - m1[j]
-                d2 = m2[i] - m2[j]
-                s1 = 0.0 if abs(d1) <= eps1 else np.sign(d1)
-                s2 = 0.0 if abs(d2) <= eps2 else np.sign(d2)
-                out[p] = ((s1 == sh) * 1.0 - (s2 == sh) * 1.0) * weight
+                d = m[i] - m[j]
+                s = 0.0 if abs(d) <= eps else np.sign(d)
+                agree[p] = 1.0 if s == np.sign(h[i] - h[j]) else 0.0
+                weight[p] = w
                 p += 1
-    return out
+    return agree, weight

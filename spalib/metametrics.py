@@ -13,10 +13,10 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from spalib import _kernels
+from spalib import _kernels, _rank_kernels
 from spalib._validation import (choice_iv, flag_iv, is_seed, labels_iv, positive_int_iv, probability_iv,
                                 real_array_iv, real_iv, rng_iv, score_matrix_iv, sums_iv)
-from spalib.rank_correlations import kendall_tau, pairs_permutation_test, tie_calibration
+from spalib.rank_correlations import _pairs_test_null, kendall_tau, tie_calibration
 from spalib.resampling import SignMatrix, draw_signs, pairwise_pvalues
 
 __all__ = ["pairwise_accuracy", "soft_pairwise_accuracy", "compare_metrics", "significance_ranks",
@@ -284,6 +284,9 @@ class MetricComparison:
         The significance level of the ranks.
     settings : dict
         The arguments that produced the comparison.
+    null_distributions : dict
+        ``null_distributions[(better, worse)]``: the draws of ``stat(better') - stat(worse')``
+        behind ``pvalues`` (what :func:`spalib.average_comparisons` combines across tasks).
     """
 
     statistic: str
@@ -293,6 +296,7 @@ class MetricComparison:
     ranks: pd.Series
     alpha: float
     settings: dict = field(default_factory=dict)
+    null_distributions: dict = field(default_factory=dict, repr=False)
 
     @property
     def significance_clusters(self) -> list[list[str]]:
@@ -322,7 +326,8 @@ def _compare_metrics_iv(human_seg, metrics_seg, statistic, n_resamples, rng, sig
     n_resamples = positive_int_iv(n_resamples, "n_resamples")
     spa_resamples = positive_int_iv(spa_resamples, "spa_resamples")
     alpha = probability_iv(alpha, "alpha")
-    flag_iv(progress, "progress")
+    if not isinstance(progress, str):
+        flag_iv(progress, "progress")
     if early_stopping is None:
         stop = (min(n_resamples, 100), -np.inf, np.inf)
     elif isinstance(early_stopping, EarlyStopping):
@@ -398,10 +403,11 @@ def _spa_permutation_statistic(human, metrics, ties, mid, signs, spa_resamples, 
         table = _kernels._byte_tables(m)
         sums[n] = (_kernels._signed_sums(table, signs.packed), _kernels._observed_sums(table))
     scores = {n: _kernels._spa_from_upper(human_upper, _kernels._pair_pvalues(*sums[n], mid, tol)) for n in metrics}
+    sign_bits = _kernels._unpack_bits(signs.packed, human.shape[1])
 
     def pair_test(a, b, names):
-        args = (*sums[names[0]], *sums[names[1]], _kernels._subset_sums(b - a))
-        return lambda masks: _kernels._perm_both_spa_permutation(*args, masks, signs.packed, human_upper, mid, tol)
+        args = (*sums[names[0]], *sums[names[1]], b - a)
+        return lambda masks: _kernels._perm_both_spa_permutation(*args, masks, sign_bits, human_upper, mid, tol)
     return scores, pair_test
 
 
@@ -412,22 +418,27 @@ def _perm_both_pvalues(order, metrics, scores, pair_test, *, swap_rng, permutati
     n_metrics = len(order)
     pvals = np.full((n_metrics, n_metrics), np.nan)
     draws = np.zeros((n_metrics, n_metrics), dtype=int)
+    nulls = {}
     pairs = [(i, j) for i in range(n_metrics) for j in range(i + 1, n_metrics)]
-    for i, j in tqdm(pairs, desc=f"PERM-BOTH {statistic}", disable=not progress):
+    for i, j in tqdm(pairs, desc=progress if isinstance(progress, str) else f"PERM-BOTH {statistic}",
+                     disable=not progress):
         delta = scores[order[i]] - scores[order[j]]
         hybrid_stats = pair_test(metrics[order[j]], metrics[order[i]], (order[j], order[i]))
         count = used = 0
+        null = []
         while used < n_resamples:
             size = min(block, n_resamples - used)
             masks = _swap_masks(swap_rng, permutation, size, n_systems, n_groups)
             stat_worse, stat_better = hybrid_stats(masks)
-            count += int(np.sum(stat_better - stat_worse >= delta))
+            null.append(stat_better - stat_worse)
+            count += int(np.sum(null[-1] >= delta))
             used += size
             if count / used < early_min or count / used > early_max:
                 break
         pvals[i, j] = count / used
         draws[i, j] = used
-    return pvals, draws
+        nulls[(order[i], order[j])] = np.concatenate(null)
+    return pvals, draws, nulls
 
 
 def compare_metrics(human_seg, metrics_seg: dict, *, statistic: str = "spa", n_resamples: int = 1000,
@@ -467,8 +478,8 @@ def compare_metrics(human_seg, metrics_seg: dict, *, statistic: str = "spa", n_r
         mt-metrics-eval's early stopping; WMT runs used :data:`WMT_EARLY_STOPPING`.
     alpha : float
         Significance level for the clusters (``p <= alpha``, as mt-metrics-eval assigns ranks).
-    progress : bool
-        Show a progress bar over the metric pairs.
+    progress : bool or str
+        Show a progress bar (with a time estimate) over the metric pairs; a string labels it.
 
     Returns
     -------
@@ -503,13 +514,13 @@ def compare_metrics(human_seg, metrics_seg: dict, *, statistic: str = "spa", n_r
     metrics, human = args["metrics"], args["human"]
     extra = {}
     if args["statistic"] == "acc_eq":
-        scores, pvals, draws, extra["epsilons"] = _acc_eq_comparison(**args)
+        scores, pvals, draws, nulls, extra["epsilons"] = _acc_eq_comparison(**args)
         order = sorted(metrics, key=lambda n: (-scores[n], n))
     else:
         factory = {"pa": _pa_statistic, "normal": _spa_normal_statistic, "permutation": _spa_permutation_statistic}
         scores, pair_test = factory["pa" if args["statistic"] == "pa" else args["spa_method"]](**args)
         order = sorted(metrics, key=lambda n: (-scores[n], n))
-        pvals, draws = _perm_both_pvalues(
+        pvals, draws, nulls = _perm_both_pvalues(
             order, metrics, scores, pair_test, swap_rng=args["swap_rng"], permutation=args["permutation"],
             n_resamples=args["n_resamples"], stop=args["stop"], progress=args["progress"],
             statistic=args["statistic"], n_systems=human.shape[0], n_groups=(human.shape[1] + 7) // 8)
@@ -524,28 +535,38 @@ def compare_metrics(human_seg, metrics_seg: dict, *, statistic: str = "spa", n_r
         settings=dict(n_resamples=n_resamples, signs=signs if isinstance(signs, str) else "prepared",
                       spa_resamples=spa_resamples, spa_method=spa_method, ties=ties, permutation=permutation,
                       early_stopping=early_stopping, **extra),
+        null_distributions=nulls,
     )
 
 
 def _acc_eq_comparison(human, raw, swap_rng, n_resamples, progress, **_):
     """Tie-calibrated acc_eq of every metric (group-by-item) and the pairs test between every two,
-    as WMT23-25 rank segment-level metrics ("acc-t"); returns scores, p-values, draws, epsilons.
+    as WMT23-25 rank segment-level metrics ("acc-t"); returns scores, p-values, draws, null
+    draws and epsilons.  Each metric's pair verdicts are computed once; every test then equals
+    :func:`spalib.pairs_permutation_test` on the two metrics with the same random state.
     """
     names = sorted(raw)
     epsilons = {n: tie_calibration(human, raw[n], variant="acc_eq", grouping="item").epsilon for n in names}
     scores = {n: kendall_tau(human, raw[n], variant="acc_eq", epsilon=epsilons[n], grouping="item").statistic
               for n in names}
+    n_systems, n_items = human.shape
+    starts = np.arange(0, n_systems * n_items + 1, n_systems, dtype=np.int64)  # one group per item
+    agree = {n: _rank_kernels._pair_agreements(human.T.ravel(), raw[n].T.ravel(), starts, float(epsilons[n]))
+             for n in names}
+    weight = agree[names[0]][1] / n_items
     order = sorted(names, key=lambda n: (-scores[n], n))
     pvals = np.full((len(order), len(order)), np.nan)
     draws = np.zeros((len(order), len(order)), dtype=int)
+    nulls = {}
     pairs = [(i, j) for i in range(len(order)) for j in range(i + 1, len(order))]
-    for i, j in tqdm(pairs, desc="pairs test acc_eq", disable=not progress):
+    for i, j in tqdm(pairs, desc=progress if isinstance(progress, str) else "pairs test acc_eq",
+                     disable=not progress):
         a, b = order[i], order[j]
-        result = pairs_permutation_test(human, raw[a], raw[b], variant="acc_eq", grouping="item",
-                                        epsilon1=epsilons[a], epsilon2=epsilons[b], n_resamples=n_resamples,
-                                        rng=swap_rng)
-        pvals[i, j], draws[i, j] = result.pvalue, result.n_resamples
-    return scores, pvals, draws, epsilons
+        null, pvals[i, j] = _pairs_test_null(agree[a][0], agree[b][0], weight, 1.0, n_resamples, swap_rng,
+                                             "permutation")
+        draws[i, j] = null.size
+        nulls[(a, b)] = null
+    return scores, pvals, draws, nulls, epsilons
 
 
 def _swap_masks(rng: np.random.Generator, permutation: str, size: int, n_systems: int, n_groups: int) -> np.ndarray:

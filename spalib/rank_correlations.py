@@ -24,14 +24,14 @@ variant     formula                                                note
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from spalib import _rank_kernels as _k
 from spalib._validation import choice_iv, labels_iv, positive_int_iv, real_array_iv, real_iv, rng_iv
-from spalib.resampling import pairwise_pvalues
+from spalib.resampling import _sign_flip_null
 
 __all__ = ["kendall_tau", "tie_calibration", "pairs_permutation_test", "KendallResult", "TieCalibrationResult",
            "PairsTestResult", "VARIANTS"]
@@ -298,7 +298,8 @@ def tie_calibration(human, metric, *, variant: str = "acc_eq", grouping: str = "
 @dataclass(frozen=True)
 class PairsTestResult:
     """``pvalue``: one-sided p-value that metric 1's statistic is higher than metric 2's;
-    ``statistic1``/``statistic2`` with the tie thresholds ``epsilon1``/``epsilon2`` used.
+    ``statistic1``/``statistic2`` with the tie thresholds ``epsilon1``/``epsilon2`` used;
+    ``null_distribution``: the draws of ``statistic1 - statistic2`` under the null.
     """
 
     statistic1: float
@@ -307,6 +308,7 @@ class PairsTestResult:
     epsilon2: float
     pvalue: float
     n_resamples: int
+    null_distribution: np.ndarray = field(default=None, repr=False)
 
     @property
     def delta(self) -> float:
@@ -390,16 +392,28 @@ def pairs_permutation_test(human, metric1, metric2, *, variant: str = "acc_eq", 
     used_groups = int((np.diff(starts) >= 2).sum())
     if used_groups == 0:
         raise ValueError("no group has two items scored by the humans and both metrics")
-    diffs = _k._agreement_differences(*(np.concatenate(p) for p in parts), starts, float(epsilon1), float(epsilon2))
-    diffs /= used_groups
-    scale = 2.0 if variant == "tau_eq" else 1.0
+    hs, m1s, m2s = (np.concatenate(p) for p in parts)
+    agree1, weight = _k._pair_agreements(hs, m1s, starts, float(epsilon1))
+    agree2, _ = _k._pair_agreements(hs, m2s, starts, float(epsilon2))
     stat1 = kendall_tau(h, m1, variant=variant, epsilon=epsilon1, grouping=grouping)
     stat2 = kendall_tau(h, m2, variant=variant, epsilon=epsilon2, grouping=grouping)
+    null, pvalue = _pairs_test_null(agree1, agree2, weight / used_groups, 2.0 if variant == "tau_eq" else 1.0,
+                                    n_resamples, rng, method)
+    return PairsTestResult(stat1.statistic, stat2.statistic, float(epsilon1), float(epsilon2), pvalue,
+                           null.size, null)
+
+
+def _pairs_test_null(agree1, agree2, weight, scale, n_resamples, rng, method):
+    """The pairs test's null draws of ``stat1 - stat2`` and its p-value, from each pair's
+    agreement with the human preference under both metrics.
+    """
+    diffs = (agree1 - agree2) * weight
     informative = diffs[diffs != 0]
     if informative.size == 0:
-        pvalue = 1.0  # the verdicts never differ in correctness: every draw ties the observed 0
+        # the verdicts never differ in correctness: every draw ties the observed 0
+        null = np.zeros(n_resamples if method == "permutation" else 1)
+        pvalue = 1.0
     else:
-        pvalue = float(pairwise_pvalues(np.vstack([scale * informative, np.zeros_like(informative)]),
-                                        n_resamples=n_resamples, rng=rng, method=method)[0, 1])
-    return PairsTestResult(stat1.statistic, stat2.statistic, float(epsilon1), float(epsilon2), pvalue,
-                           n_resamples if method == "permutation" else 2 ** informative.size)
+        null, observed, tol = _sign_flip_null(scale * informative, n_resamples, rng, method)
+        pvalue = float(np.mean(null >= observed - tol))
+    return null, pvalue

@@ -236,6 +236,23 @@ def _pvalues_from_signs(x: np.ndarray, signs: SignMatrix, mid: bool) -> np.ndarr
     return _kernels._pair_pvalues(null, _kernels._observed_sums(table), mid, _kernels.tie_tolerance(x))
 
 
+def _sign_flip_null(values: np.ndarray, n_resamples: int, rng, method: str) -> tuple[np.ndarray, float, float]:
+    """Null draws ``sum_l s_l v_l`` of a one-sample sign-flip test, the observed sum and the tie
+    tolerance, from the very signs :func:`pairwise_pvalues` would draw for ``[values, 0]`` (the
+    zero row adds nothing, so only ``values`` is summed).
+    """
+    x = values[None, :]
+    if method == "exact":
+        if x.shape[1] > MAX_EXACT_SEGMENTS:
+            raise ValueError(f"method='exact' enumerates 2**n sign patterns; n = {x.shape[1]} is over "
+                             f"the limit of {MAX_EXACT_SEGMENTS}")
+        packed = _kernels._all_patterns(x.shape[1])
+    else:
+        packed = draw_signs(n_resamples, x.shape[1], rng).packed
+    table = _kernels._byte_tables(x)
+    return _kernels._signed_sums(table, packed)[0], float(_kernels._observed_sums(table)[0]), _kernels.tie_tolerance(x)
+
+
 def _normal_pvalues(x: np.ndarray, mid: bool) -> np.ndarray:
     out = np.full((x.shape[0], x.shape[0]), np.nan)
     out[np.triu_indices(x.shape[0], 1)] = _kernels._normal_upper(x, mid)

@@ -88,8 +88,8 @@ def test_perm_both_kernels_equal_recomputing_each_hybrid(n_segments):
     sums = [(_kernels._signed_sums(t, signs.packed), _kernels._observed_sums(t))
             for t in (_kernels._byte_tables(a), _kernels._byte_tables(b))]
     tol = 1e-11 * max(np.abs(a).sum(axis=1).max(), np.abs(b).sum(axis=1).max())
-    fast_a, fast_b = _kernels._perm_both_spa_permutation(*sums[0], *sums[1], _kernels._subset_sums(b - a), masks,
-                                                         signs.packed, ph, False, tol)
+    fast_a, fast_b = _kernels._perm_both_spa_permutation(
+        *sums[0], *sums[1], b - a, masks, _kernels._unpack_bits(signs.packed, n_segments), ph, False, tol)
     normal_a, normal_b = _kernels._perm_both_spa_normal(a, b, masks, pairwise_pvalues(human, method="normal")[upper], False)
     pa_a, pa_b = _kernels._perm_both_pa(a.sum(axis=1), b.sum(axis=1), _kernels._subset_sums(b - a), masks,
                                         human.mean(axis=1), tol)

@@ -14,24 +14,61 @@ from spalib.data.paths import resolve_root
 
 @dataclass(frozen=True)
 class MetaInfo:
-    """Test-set facts the MTME files do not carry."""
+    """Test-set facts the MTME files do not carry (mt-metrics-eval's ``meta_info.py``).
+
+    ``seg_gold`` / ``sys_gold`` are the standard human scores (``None`` where WMT set none);
+    ``primary_metrics`` and ``baseline_metrics`` are base names (``"COMET"``, ``"CometKiwi"``).
+    """
 
     std_ref: str
-    gold: str
+    seg_gold: str | None
+    sys_gold: str | None
     outlier_systems: frozenset[str] = frozenset()
+    primary_metrics: frozenset[str] = frozenset()
+    baseline_metrics: frozenset[str] = frozenset()
 
 
-#: Standard reference, standard gold and outlier systems per (test set, language pair), as set in
-#: google-research/mt-metrics-eval ``mt_metrics_eval/meta_info.py`` (``DATA['wmt22']``,
-#: ``DATA['wmt23']``), the toolkit that ran the WMT22/23 metrics tasks.
-MTME_META: dict[tuple[str, str], MetaInfo] = {
-    ("wmt22", "zh-en"): MetaInfo("refA", "mqm"),
-    ("wmt22", "en-de"): MetaInfo("refA", "mqm", frozenset({"M2M100_1.2B-B4"})),
-    ("wmt22", "en-ru"): MetaInfo("refA", "mqm"),
-    ("wmt23", "en-de"): MetaInfo("refA", "mqm", frozenset({"synthetic_ref"})),
-    ("wmt23", "he-en"): MetaInfo("refB", "mqm"),
-    ("wmt23", "zh-en"): MetaInfo("refA", "mqm", frozenset({"synthetic_ref"})),
-}
+_META_DIR = Path(__file__).parent
+
+
+def _tsv_rows(name: str) -> list[tuple[int, list[str]]]:
+    path = _META_DIR / name
+    rows = [(k, line.split("\t")) for k, line in enumerate(read_lines(path), 1) if not line.startswith("#")]
+    header = rows[0][1]
+    for k, fields in rows[1:]:
+        if len(fields) != len(header):
+            raise ValueError(f"{path}:{k}: {len(fields)} fields, the header has {len(header)}")
+    return [(k, fields) for k, fields in rows[1:]]
+
+
+def _read_meta_info() -> dict[tuple[str, str], MetaInfo]:
+    sets: dict[tuple[str, str], set[str]] = {}
+    for _, (name, role, metric) in _tsv_rows("mtme_metric_sets.tsv"):
+        sets.setdefault((name, role), set()).add(metric)
+
+    def optional(value):
+        return None if value == "-" else value
+
+    def listed(value):
+        return frozenset() if value == "-" else frozenset(value.split(","))
+
+    meta = {}
+    for k, (test_set, lp, ref, seg, sys_, outliers, primary, extra, baseline) in _tsv_rows("mtme_meta.tsv"):
+        for name, role in ((primary, "primary"), (baseline, "baseline")):
+            if name != "-" and (name, role) not in sets:
+                raise ValueError(f"{_META_DIR / 'mtme_meta.tsv'}:{k}: no {role} set {name!r} in mtme_metric_sets.tsv")
+        meta[(test_set, lp)] = MetaInfo(
+            ref, optional(seg), optional(sys_), listed(outliers),
+            frozenset(sets.get((primary, "primary"), ())) | listed(extra),
+            frozenset(sets.get((baseline, "baseline"), ())))
+    return meta
+
+
+#: The meta information of every test set and language pair of mt-metrics-eval (standard
+#: reference, standard human scores, outlier systems, primary and baseline metrics), read from
+#: ``mtme_meta.tsv`` and ``mtme_metric_sets.tsv`` beside this module, which are typed from
+#: google-research/mt-metrics-eval ``mt_metrics_eval/meta_info.py`` (``DATA``).
+MTME_META: dict[tuple[str, str], MetaInfo] = _read_meta_info()
 
 _LEVELS = ("seg", "sys", "domain")
 
@@ -78,8 +115,11 @@ class EvalSet:
 
     @property
     def std_gold(self) -> str:
-        """The standard human score (``"mqm"`` for the sets here)."""
-        return self.meta.gold
+        """The standard segment-level human score (``"mqm"`` for the WMT22/23 MQM sets)."""
+        if self.meta.seg_gold is None:
+            raise ValueError(f"{self.test_set}/{self.lp} has no standard human scores (mt-metrics-eval's "
+                             f"meta_info sets none); name one of {', '.join(self.human_score_names) or 'none'}")
+        return self.meta.seg_gold
 
     @property
     def outlier_systems(self) -> list[str]:
@@ -261,6 +301,48 @@ def read_seg_score_file(path: Path | str, n_segments: int, *, systems=None) -> p
                         index=pd.Index(names, name="system"), columns=pd.RangeIndex(n_segments, name="segment"))
 
 
+def write_seg_score_file(frame: pd.DataFrame, path: Path | str) -> Path:
+    """Write a systems x segments frame as an mt-metrics-eval ``.seg.score`` file.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Rows = systems, columns = segments in order; NaN is written as ``None``.
+    path : path
+        The file to write.
+
+    Returns
+    -------
+    Path
+        ``path``.
+
+    Notes
+    -----
+    One line ``system<TAB>score`` per system and segment, each system's segments consecutive
+    and in order, as :func:`read_seg_score_file` (and mt-metrics-eval) read it; ``repr`` keeps
+    every float exactly.
+
+    References
+    ----------
+    google-research/mt-metrics-eval, the v2 data layout (README).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "m.seg.score"
+    >>> frame = pd.DataFrame([[0.5, np.nan]], index=["A"])
+    >>> read_seg_score_file(write_seg_score_file(frame, path), 2).loc["A"].tolist()
+    [0.5, nan]
+    >>> path.read_text().split()
+    ['A', '0.5', 'A', 'None']
+    """
+    path = Path(path)
+    lines = [f"{system}\t{'None' if np.isnan(v) else repr(float(v))}\n"
+             for system, row in frame.iterrows() for v in row.to_numpy(dtype=float)]
+    path.write_text("".join(lines), encoding="utf-8")
+    return path
+
+
 def load_mtme(test_set: str, lp: str, root: Path | str | None = None) -> EvalSet:
     """Open one test set and language pair of the mt-metrics-eval v2 data.
 
@@ -297,8 +379,15 @@ def load_mtme(test_set: str, lp: str, root: Path | str | None = None) -> EvalSet
     base = resolve_root(root, "mt-metrics-eval-v2")
     folder = base / test_set
     if (test_set, lp) not in MTME_META:
-        raise ValueError(f"no meta information for {test_set}/{lp}; known: "
-                         f"{', '.join(f'{t}/{p}' for t, p in MTME_META)}")
+        test_sets = sorted({t for t, _ in MTME_META})
+        if test_set not in test_sets:
+            raise ValueError(f"unknown test set {test_set!r}; mt-metrics-eval has {', '.join(test_sets)}")
+        raise ValueError(f"{test_set} has no language pair {lp!r}; it has "
+                         f"{', '.join(sorted(p for t, p in MTME_META if t == test_set))}")
+    if not (folder / "sources" / f"{lp}.txt").exists() and not (folder / "sources" / f"{lp}.txt.gz").exists():
+        raise FileNotFoundError(f"{test_set}/{lp} is not in {base} (this data folder holds "
+                                f"{', '.join(sorted(p.name for p in base.iterdir() if p.is_dir())) or 'no test set'}); "
+                                f"the full mt-metrics-eval release has it")
     sources = folder / "sources" / f"{lp}.txt"
     segments = read_lines(sources)
     doc_path = folder / "documents" / f"{lp}.docs"
@@ -404,7 +493,98 @@ class SegmentTask:
     report: dict
 
 
+def from_long(frame: pd.DataFrame, *, system: str = "system", item: str = "segment", score: str = "score",
+              n_segments: int | None = None) -> pd.DataFrame:
+    """A systems x segments score frame from a long one (one row per system and segment).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        One row per (system, segment) with a score.
+    system, item, score : str
+        The columns holding the system name, the segment index (0-based integers, in the order of
+        the test set's sources) and the score.
+    n_segments : int, optional
+        The test set's number of segments: segments without a row become NaN columns.
+
+    Returns
+    -------
+    DataFrame
+        Rows = systems (sorted), columns = segment index.
+
+    Notes
+    -----
+    A (system, segment) pair given twice, a segment index that is not an integer in
+    ``[0, n_segments)``, and a missing column are errors naming the row or column.
+
+    References
+    ----------
+    The wide layout is that of mt-metrics-eval's ``.seg.score`` files (Freitag et al. 2023).
+
+    Examples
+    --------
+    >>> long = pd.DataFrame({"system": ["A", "A", "B"], "segment": [0, 1, 1], "score": [0.5, 0.7, 0.2]})
+    >>> from_long(long, n_segments=3).to_numpy().tolist()
+    [[0.5, 0.7, nan], [nan, 0.2, nan]]
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"`frame` must be a DataFrame; got {type(frame).__name__}")
+    for name, column in (("system", system), ("item", item), ("score", score)):
+        if column not in frame.columns:
+            raise ValueError(f"`frame` has no column {column!r} (the `{name}` column); it has "
+                             f"{', '.join(map(str, frame.columns))}")
+    items = frame[item].to_numpy()
+    if not np.issubdtype(items.dtype, np.integer):
+        bad = next(k for k, v in enumerate(items) if not float(v).is_integer())
+        raise ValueError(f"row {frame.index[bad]!r}: segment {items[bad]!r} is not an integer index")
+    items = items.astype(np.int64)
+    limit = n_segments if n_segments is not None else np.inf
+    outside = (items < 0) | (items >= limit)
+    if outside.any():
+        k = int(np.argmax(outside))
+        raise ValueError(f"row {frame.index[k]!r}: segment {items[k]} is outside [0, {n_segments})")
+    dup = frame.duplicated([system, item]).to_numpy()
+    if dup.any():
+        k = int(np.argmax(dup))
+        raise ValueError(f"row {frame.index[k]!r}: ({frame[system].iloc[k]!r}, segment {items[k]}) appears twice")
+    wide = frame.assign(**{item: items}).pivot(index=system, columns=item, values=score).sort_index()
+    if n_segments is not None:
+        wide = wide.reindex(columns=range(n_segments))
+    return wide.rename_axis(index="system", columns="segment").astype(float)
+
+
+def _extra_metric(es: EvalSet, name: str, source, systems: list[str]) -> tuple[pd.DataFrame, dict]:
+    """One of the caller's metrics as a systems x segments frame on ``systems``, with what was left."""
+    n = len(es.segments)
+    if isinstance(source, pd.DataFrame):
+        frame, origin = source, "DataFrame"
+        if len(frame.columns) != n:
+            raise ValueError(f"extra_metrics[{name!r}]: {len(frame.columns)} segment columns, "
+                             f"{es.test_set}/{es.lp} has {n} segments")
+        frame = frame.set_axis(range(n), axis=1)
+    elif isinstance(source, (str, Path)):
+        origin = str(source)
+        frame = read_seg_score_file(source, n)
+    else:
+        raise TypeError(f"extra_metrics[{name!r}] must be a path or a DataFrame; got {type(source).__name__}")
+    unknown = sorted(set(map(str, frame.index)) - set(es.systems))
+    if unknown:
+        raise ValueError(f"extra_metrics[{name!r}] ({origin}): system(s) {', '.join(unknown)} are not in "
+                         f"{es.test_set}/{es.lp} (its systems: {', '.join(es.systems)})")
+    missing = sorted(set(systems) - set(frame.index))
+    if missing:
+        raise ValueError(f"extra_metrics[{name!r}] ({origin}): no scores for system(s) {', '.join(missing)}, "
+                         f"which the task ranks")
+    values = frame.loc[systems].astype(float)
+    if np.isinf(values.to_numpy()).any():
+        raise ValueError(f"extra_metrics[{name!r}] ({origin}): infinite scores")
+    return values.rename_axis(index="system", columns="segment"), {
+        "source": origin, "systems_ignored": sorted(set(frame.index) - set(systems)),
+        "segments_without_score": int(values.isna().any(axis=0).sum())}
+
+
 def segment_task(es: EvalSet, *, human: str | None = None, reference_free: bool = False,
+                 primary_only: bool = False, extra_metrics=None, lower_is_better=(),
                  exclude_metrics=(), include_human_systems: bool = True) -> SegmentTask:
     """The inputs of a system-level meta-evaluation from segment scores (SPA, PA of means).
 
@@ -415,7 +595,16 @@ def segment_task(es: EvalSet, *, human: str | None = None, reference_free: bool 
     human : str, optional
         The human score (default: the test set's standard one).
     reference_free : bool
-        Also keep reference-free (``-src``) metrics.
+        Also keep reference-free (``-src``, quality-estimation) metrics; WMT21-23 ranked them
+        together with the reference-based ones.
+    primary_only : bool
+        Keep only the primary submissions and baselines of :data:`MTME_META` (by base name).
+    extra_metrics : dict of name -> path or DataFrame, optional
+        Your own metrics: an mt-metrics-eval ``.seg.score`` file (``system<TAB>score``, each
+        system's segments in order) or a systems x segments frame (see :func:`from_long`).  They
+        must score every system the task ranks; other systems are ignored and reported.
+    lower_is_better : str or iterable of str
+        Metrics (yours or the released ones) whose scores are negated so that higher is better.
     exclude_metrics : str or iterable of str
         Metric-name prefixes to leave out (a single string is one prefix).
     include_human_systems : bool
@@ -430,7 +619,9 @@ def segment_task(es: EvalSet, *, human: str | None = None, reference_free: bool 
     -----
     Systems: every system with at least one human score, except the standard reference and the
     outlier systems.  Metrics: those scored with the standard reference.  Segments: those every
-    kept system has scores for, in every file.  ``report`` says what was left out and why.
+    kept system has scores for, in every file.  ``report`` says what was left out and why
+    (``systems_dropped``, ``metrics_excluded``, ``segments_dropped``, and per extra metric its
+    source, the systems ignored and the segments it did not score).
 
     References
     ----------
@@ -445,6 +636,8 @@ def segment_task(es: EvalSet, *, human: str | None = None, reference_free: bool 
     """
     # a single name is one prefix, not an iterable of one-letter prefixes
     excluded = (exclude_metrics,) if isinstance(exclude_metrics, str) else tuple(exclude_metrics)
+    negated = {lower_is_better} if isinstance(lower_is_better, str) else set(lower_is_better)
+    extra_metrics = dict(extra_metrics or {})
     human = human or es.std_gold
     gold = es.seg_scores(human)
     scored = gold.index[gold.notna().any(axis=1)]
@@ -459,9 +652,24 @@ def segment_task(es: EvalSet, *, human: str | None = None, reference_free: bool 
         elif not include_human_systems and system in es.human_systems:
             dropped[system] = "human translation"
     systems = [s for s in scored if s not in dropped]
-    names = [m for m in es.std_metric_names(reference_free=reference_free)
-             if not any(m.startswith(prefix) for prefix in excluded)]
-    frames, counts = complete_segments(gold, *(es.seg_scores(m) for m in names), systems=systems)
-    report = {"systems": len(systems), "metrics": len(names), **counts, "systems_dropped": dropped,
-              "metrics_excluded": [m for m in es.std_metric_names(reference_free=reference_free) if m not in names]}
-    return SegmentTask(frames[0], dict(zip(names, frames[1:])), report)
+    standard = es.std_metric_names(reference_free=reference_free)
+    if primary_only and not es.meta.primary_metrics:
+        raise ValueError(f"mt-metrics-eval lists no primary metrics for {es.test_set}/{es.lp}")
+    names = [m for m in standard if not any(m.startswith(prefix) for prefix in excluded)
+             and (not primary_only or es.metric_basename(m) in es.meta.primary_metrics)]
+    clash = sorted(set(extra_metrics) & set(es.metric_names))
+    if clash:
+        raise ValueError(f"extra_metrics: {', '.join(clash)} already name(s) released metrics of "
+                         f"{es.test_set}/{es.lp}; choose other names")
+    extras = {name: _extra_metric(es, name, source, systems) for name, source in extra_metrics.items()}
+    frames = {m: es.seg_scores(m) for m in names} | {name: frame for name, (frame, _) in extras.items()}
+    unknown = sorted(negated - set(frames))
+    if unknown:
+        raise ValueError(f"lower_is_better: no metric named {', '.join(unknown)} in the task")
+    frames = {m: -f if m in negated else f for m, f in frames.items()}
+    kept, counts = complete_segments(gold, *frames.values(), systems=systems)
+    report = {"systems": len(systems), "metrics": len(frames), **counts, "systems_dropped": dropped,
+              "metrics_excluded": [m for m in standard if m not in names],
+              "extra_metrics": {name: info for name, (_, info) in extras.items()},
+              "lower_is_better": sorted(negated)}
+    return SegmentTask(kept[0], dict(zip(frames, kept[1:])), report)

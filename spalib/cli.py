@@ -1,0 +1,106 @@
+"""The ``spalib`` command (also ``python -m spalib``): rank metrics, manage the data.
+
+``spalib rank --test-set wmt23 --lp en-de --add MyMetric=my.seg.score`` ranks your metric among
+the released ones of a WMT test set, with significance clusters, intervals and, over several
+language pairs or statistics, the averaged ranking.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from spalib.metametrics import WMT_EARLY_STOPPING
+from spalib.ranking import FORMATS, STATISTICS, rank_metrics
+
+
+def _metric_file(text: str) -> tuple[str, Path]:
+    name, sep, path = text.partition("=")
+    if not sep or not name or not path:
+        raise argparse.ArgumentTypeError(f"expected NAME=PATH, got {text!r}")
+    return name, Path(path)
+
+
+def _rank_parser(sub) -> None:
+    rank = sub.add_parser(
+        "rank", help="rank metrics (yours among WMT's) with SPA, PA and acc_eq, clusters and intervals",
+        description="Rank the metrics of an mt-metrics-eval test set, and your own (--add), by SPA, PA "
+                    "and/or acc_eq, with PERM-BOTH significance clusters, bootstrap intervals and, over "
+                    "several language pairs or statistics, the WMT-style averaged ranking.")
+    rank.add_argument("--test-set", required=True, help="an mt-metrics-eval test set, e.g. wmt23")
+    rank.add_argument("--lp", action="append", required=True, metavar="LP",
+                      help="a language pair, e.g. en-de (repeat for several)")
+    rank.add_argument("--add", action="append", type=_metric_file, default=[], metavar="NAME=PATH",
+                      help="your metric: an mt-metrics-eval .seg.score file (system<TAB>score, each system's "
+                           "segments in order); with several --lp, put {lp} in PATH")
+    rank.add_argument("--lower-is-better", action="append", default=[], metavar="NAME",
+                      help="a metric whose smaller scores are better (negated)")
+    rank.add_argument("--stat", nargs="+", choices=STATISTICS, default=["spa", "pa"],
+                      help="statistics to rank by (default: spa pa)")
+    rank.add_argument("--k", type=int, default=1000, help="PERM-BOTH draws per metric pair (default 1000)")
+    rank.add_argument("--spa-resamples", type=int, default=1000, help="SPA's sign patterns K (default 1000)")
+    rank.add_argument("--wmt-early-stopping", action="store_true",
+                      help="stop a pair's test early as WMT did (blocks of 100; p < 0.02 or > 0.5)")
+    rank.add_argument("--bootstrap", type=int, default=1000, help="bootstrap samples per interval (0: none)")
+    rank.add_argument("--seed", type=int, default=4, help="the random seed (default 4, mt-metrics-eval's)")
+    rank.add_argument("--signs", choices=["bits", "mtme"], default="bits",
+                      help="SPA's sign recipe: spalib's ('bits') or mt-metrics-eval's for the seed ('mtme')")
+    rank.add_argument("--primary-only", action="store_true", help="only WMT's primary metrics and baselines")
+    rank.add_argument("--no-qe", action="store_true", help="leave out reference-free (-src) metrics")
+    rank.add_argument("--format", choices=FORMATS, default="text", help="output format (default text)")
+    rank.add_argument("--output", type=Path, help="write the table here instead of to standard output")
+    rank.add_argument("--quiet", action="store_true", help="no progress bars")
+
+
+def _rank(args) -> int:
+    from spalib import data
+
+    tasks = {}
+    for lp in args.lp:
+        es = data.load_mtme(args.test_set, lp)
+        extra = {name: Path(str(path).replace("{lp}", lp)) for name, path in args.add}
+        task = data.segment_task(es, reference_free=not args.no_qe, primary_only=args.primary_only,
+                                 extra_metrics=extra, lower_is_better=args.lower_is_better)
+        report = task.report
+        print(f"{args.test_set} {lp}: {report['systems']} systems, {report['metrics']} metrics, "
+              f"{report['segments_kept']} segments ({report['segments_dropped']} without every score)",
+              file=sys.stderr)
+        for name, info in report["extra_metrics"].items():
+            ignored = ", ".join(info["systems_ignored"]) or "none"
+            print(f"  {name}: from {info['source']}; systems not ranked, ignored: {ignored}", file=sys.stderr)
+        tasks[lp] = task
+    start = time.perf_counter()
+    ranking = rank_metrics(tasks, statistics=args.stat, n_resamples=args.k, rng=args.seed, signs=args.signs,
+                           spa_resamples=args.spa_resamples, n_bootstrap=args.bootstrap,
+                           early_stopping=WMT_EARLY_STOPPING if args.wmt_early_stopping else None,
+                           progress=not args.quiet)
+    print(f"ranked in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+    text = ranking.to_string(args.format)
+    if args.output:
+        args.output.write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; return the exit status."""
+    parser = argparse.ArgumentParser(prog="spalib", description="Statistics for the meta-evaluation of MT metrics.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    _rank_parser(sub)
+    sub.add_parser("data", help="the data: where, download, ensure, verify, prepare (see: spalib data -h)",
+                   add_help=False)
+    args, rest = parser.parse_known_args(argv)
+    if args.command == "data":
+        from spalib.data.__main__ import main as data_main
+        return data_main(rest)
+    if rest:
+        parser.error(f"unrecognised arguments: {' '.join(rest)}")
+    try:
+        return _rank(args)
+    except (ValueError, KeyError, FileNotFoundError, TypeError) as err:
+        message = err.args[0] if isinstance(err, KeyError) and err.args else err
+        print(f"spalib rank: error: {message}", file=sys.stderr)
+        return 2

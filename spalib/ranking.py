@@ -1,0 +1,421 @@
+"""Ranking metrics the way WMT does: per task, with confidence intervals, averaged over tasks.
+
+:func:`rank_metrics` is the one call from segment scores (one :class:`~spalib.data.SegmentTask`
+per language pair) to a table: for every task and statistic (SPA, PA, acc_eq) the scores, the
+significance clusters of :func:`spalib.compare_metrics`, a bootstrap interval per metric
+(:func:`metric_intervals`), and the WMT23/24 averaged ranking (:func:`average_comparisons`,
+whose significance comes from the same PERM-BOTH draws).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from spalib import _kernels
+from spalib._validation import choice_iv, positive_int_iv, probability_iv, real_iv, rng_iv
+from spalib.metametrics import (EarlyStopping, MetricComparison, _align_matrices, compare_metrics,
+                                significance_ranks)
+from spalib.rank_correlations import kendall_tau, tie_calibration
+
+__all__ = ["metric_intervals", "average_comparisons", "rank_metrics", "AveragedComparison", "MetricRanking"]
+
+STATISTICS = ("spa", "pa", "acc_eq")
+FORMATS = ("text", "tsv", "markdown", "latex")
+
+
+def _metric_intervals_iv(human_seg, metrics_seg, statistic, confidence_level, n_resamples, rng, epsilons):
+    statistic = choice_iv(statistic, "statistic", STATISTICS)
+    confidence_level = real_iv(confidence_level, "confidence_level", low=0.0, high=1.0)
+    if not 0 < confidence_level < 1:
+        raise ValueError(f"`confidence_level` must be strictly between 0 and 1; got {confidence_level}")
+    n_resamples = positive_int_iv(n_resamples, "n_resamples")
+    rng = rng_iv(rng)
+    if not isinstance(metrics_seg, dict) or not metrics_seg:
+        raise ValueError("`metrics_seg` must be a dict of at least one metric")
+    names = sorted(metrics_seg)
+    human, metrics = None, []
+    for name in names:
+        h, m, _ = _align_matrices(human_seg, metrics_seg[name], name=f"metrics_seg[{name!r}]")
+        human = h if human is None else human
+        metrics.append(m)
+    if epsilons is not None:
+        if not isinstance(epsilons, dict) or set(epsilons) != set(names):
+            raise ValueError("`epsilons` must be a dict with one tie threshold per metric of `metrics_seg`")
+        epsilons = {n: real_iv(epsilons[n], f"epsilons[{n!r}]", low=0.0) for n in names}
+    return statistic, confidence_level, n_resamples, rng, names, human, np.stack(metrics), epsilons
+
+
+def metric_intervals(human_seg, metrics_seg: dict, *, statistic: str = "spa", confidence_level: float = 0.95,
+                     n_resamples: int = 1000, rng=None, epsilons: dict | None = None) -> pd.DataFrame:
+    """Percentile bootstrap intervals of each metric's SPA, PA or acc_eq, segments resampled.
+
+    Parameters
+    ----------
+    human_seg : DataFrame, systems x segments
+        Human segment scores, complete.
+    metrics_seg : dict of name -> DataFrame
+        Each metric's segment scores on the same systems and segments.
+    statistic : {"spa", "pa", "acc_eq"}
+        As in :func:`spalib.compare_metrics`.
+    confidence_level : float
+        E.g. 0.95.
+    n_resamples : int
+        Bootstrap samples; every metric is scored on the same samples.
+    rng : None, int or Generator
+        The random state of the samples.
+    epsilons : dict, optional
+        acc_eq's tie threshold per metric (default: calibrated on all the data, as
+        :func:`spalib.compare_metrics` does); held fixed in every sample.
+
+    Returns
+    -------
+    DataFrame
+        Index = metric (sorted), columns ``low`` and ``high``.
+
+    Notes
+    -----
+    A sample draws the test set's segments with replacement (every system keeps its output on
+    a drawn segment) and recomputes the statistic; the interval is the ``(1 - level) / 2`` and
+    ``(1 + level) / 2`` percentiles of the samples (scipy's ``method="percentile"``).  SPA is
+    recomputed with normal-limit p-values (the ``K -> inf`` limit of the permutation p-values,
+    which would cost ``K`` sign patterns per sample); PA from the samples' system totals;
+    acc_eq (group-by-item) as the mean of the drawn items' accuracies at fixed thresholds, so
+    its interval leaves out the variability of the calibration.
+
+    References
+    ----------
+    Efron, B. and Tibshirani, R. (1993). An Introduction to the Bootstrap. Chapman & Hall, ch. 13.
+    Koehn, P. (2004). Statistical significance tests for machine translation evaluation. EMNLP.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> human = pd.DataFrame(rng.random((4, 30)))
+    >>> ci = metric_intervals(human, {"m": human + rng.random((4, 30))}, statistic="pa", rng=1)
+    >>> bool(ci.loc["m", "low"] <= ci.loc["m", "high"])
+    True
+    """
+    statistic, level, n_resamples, rng, names, human, metrics, epsilons = _metric_intervals_iv(
+        human_seg, metrics_seg, statistic, confidence_level, n_resamples, rng, epsilons)
+    n_segments = human.shape[1]
+    draws = rng.integers(0, n_segments, size=(n_resamples, n_segments))
+    offsets = n_segments * np.arange(n_resamples)[:, None]
+    counts = np.bincount((draws + offsets).ravel(), minlength=n_resamples * n_segments)
+    counts = counts.reshape(n_resamples, n_segments).astype(np.float64)
+    if statistic == "spa":
+        samples = _kernels._bootstrap_spa_normal(human, metrics, counts, False)
+    elif statistic == "pa":
+        tol = max(_kernels.tie_tolerance(m) for m in metrics)
+        metric_sums = np.stack([counts @ m.T for m in metrics])
+        samples = _kernels._bootstrap_pa(counts @ human.T, metric_sums, tol)
+    else:
+        per_item = np.stack([_item_accuracies(human, m, None if epsilons is None else epsilons[n])
+                             for n, m in zip(names, metrics)])
+        samples = counts @ per_item.T / n_segments
+    tail = 100 * (1 - level) / 2
+    low, high = np.percentile(samples, [tail, 100 - tail], axis=0)
+    return pd.DataFrame({"low": low, "high": high}, index=pd.Index(names, name="metric"))
+
+
+def _item_accuracies(human: np.ndarray, metric: np.ndarray, epsilon: float | None) -> np.ndarray:
+    """acc_eq of every item (segment) at the metric's calibrated (or given) tie threshold."""
+    if epsilon is None:
+        epsilon = tie_calibration(human, metric, variant="acc_eq", grouping="item").epsilon
+    return kendall_tau(human, metric, variant="acc_eq", epsilon=epsilon, grouping="item").group_statistics
+
+
+@dataclass(frozen=True)
+class AveragedComparison(MetricComparison):
+    """:class:`~spalib.MetricComparison` of the weighted average over tasks, plus
+    ``mean_task_ranks`` (the weighted mean of each metric's cluster rank in the tasks) and
+    ``settings["weights"]``.
+    """
+
+    mean_task_ranks: pd.Series = None
+
+
+def _average_comparisons_iv(comparisons, weights, alpha):
+    if not isinstance(comparisons, dict) or not comparisons:
+        raise ValueError("`comparisons` must be a non-empty dict of task name -> MetricComparison")
+    for task, comparison in comparisons.items():
+        if not isinstance(comparison, MetricComparison):
+            raise TypeError(f"comparisons[{task!r}] must be a MetricComparison; got {type(comparison).__name__}")
+        if not comparison.null_distributions:
+            raise ValueError(f"comparisons[{task!r}] carries no null draws (it was not made by compare_metrics)")
+        if comparison.statistic not in STATISTICS:
+            raise ValueError(f"comparisons[{task!r}]: cannot average statistic {comparison.statistic!r}")
+    if weights is None:
+        weights = {task: 1.0 for task in comparisons}
+    if not isinstance(weights, dict) or set(weights) != set(comparisons):
+        raise ValueError("`weights` must give one weight per task of `comparisons`")
+    weights = {task: real_iv(w, f"weights[{task!r}]", low=0.0) for task, w in weights.items()}
+    total = sum(weights.values())
+    if total <= 0:
+        raise ValueError("`weights` must not all be zero")
+    names = sorted(set.intersection(*(set(c.scores.index) for c in comparisons.values())))
+    if len(names) < 2:
+        raise ValueError("the tasks share fewer than two metrics")
+    return {task: w / total for task, w in weights.items()}, names, probability_iv(alpha, "alpha")
+
+
+def _oriented_null(comparison: MetricComparison, better: str, worse: str) -> np.ndarray:
+    null = comparison.null_distributions.get((better, worse))
+    return null if null is not None else -comparison.null_distributions[(worse, better)]
+
+
+def average_comparisons(comparisons: dict, *, weights: dict | None = None, alpha: float = 0.05) -> AveragedComparison:
+    """The WMT23/24 averaged ranking: weighted mean scores over tasks, tested with the tasks' draws.
+
+    Parameters
+    ----------
+    comparisons : dict of task name -> MetricComparison
+        From :func:`spalib.compare_metrics` (SPA, PA or acc_eq, any mix of tasks).
+    weights : dict of task name -> float, optional
+        Each task's weight (default: equal, as WMT24; WMT23 gave its accuracy task more).
+    alpha : float
+        Significance level of the clusters (``p <= alpha``).
+
+    Returns
+    -------
+    AveragedComparison
+        Scores = weighted means over the tasks of the metrics every task has, best first;
+        p-values, clusters, and the weighted mean of the per-task cluster ranks.
+
+    Notes
+    -----
+    SPA, PA and acc_eq all lie in [0, 1], so WMT's rescaling to [0, 1] leaves them unchanged.
+    For a pair of metrics, each task's stored PERM-BOTH (or pairs-test) draws of
+    ``stat(better') - stat(worse')`` are weighted like the scores, repeated cyclically to the
+    longest list (early stopping shortens some), and summed over tasks; the p-value is the share
+    of summed draws at or above the observed difference of the averages (mt-metrics-eval's
+    ``AverageCorrMatrix``).  Metrics missing from a task are left out of the average
+    (``settings["left_out"]``).
+
+    References
+    ----------
+    Freitag, M. et al. (2023). Results of WMT23 metrics shared task. WMT. Section 7.
+    Freitag, M. et al. (2024). Are LLMs breaking MT metrics? Results of the WMT24 metrics shared task. WMT.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> human = pd.DataFrame(rng.random((5, 24)))
+    >>> metrics = {"good": human + 0.2 * rng.random((5, 24)), "noisy": human + rng.random((5, 24))}
+    >>> tasks = {t: compare_metrics(human, metrics, statistic="pa", n_resamples=50, rng=t) for t in (1, 2)}
+    >>> average_comparisons(tasks).scores.index.tolist()
+    ['good', 'noisy']
+    """
+    weights, names, alpha = _average_comparisons_iv(comparisons, weights, alpha)
+    scores = {n: sum(w * comparisons[t].scores[n] for t, w in weights.items()) for n in names}
+    order = sorted(names, key=lambda n: (-scores[n], n))
+    n = len(order)
+    pvals = np.full((n, n), np.nan)
+    draws = np.zeros((n, n), dtype=int)
+    nulls = {}
+    for i in range(n):
+        for j in range(i + 1, n):
+            parts = [(w, _oriented_null(comparisons[t], order[i], order[j])) for t, w in weights.items()]
+            length = max(len(null) for _, null in parts)
+            null = sum(w * np.resize(part, length) for w, part in parts)
+            observed = scores[order[i]] - scores[order[j]]
+            pvals[i, j] = np.mean(null >= observed - 1e-12)  # the same draws summed in another order
+            draws[i, j] = length
+            nulls[(order[i], order[j])] = null
+    index = pd.Index(order, name="metric")
+    mean_ranks = {m: sum(w * comparisons[t].ranks[m] for t, w in weights.items()) for m in order}
+    left_out = sorted(set().union(*(set(c.scores.index) for c in comparisons.values())) - set(names))
+    return AveragedComparison(
+        statistic="average", scores=pd.Series([scores[m] for m in order], index=index, name="average"),
+        pvalues=pd.DataFrame(pvals, index=index, columns=order), draws=pd.DataFrame(draws, index=index, columns=order),
+        ranks=pd.Series(significance_ranks(pvals, alpha), index=index, name="rank"), alpha=alpha,
+        settings={"weights": weights, "left_out": left_out}, null_distributions=nulls,
+        mean_task_ranks=pd.Series([mean_ranks[m] for m in order], index=index, name="mean task rank"))
+
+
+@dataclass(frozen=True)
+class MetricRanking:
+    """What :func:`rank_metrics` found.
+
+    Attributes
+    ----------
+    comparisons : dict of (task, statistic) -> MetricComparison
+    intervals : dict of (task, statistic) -> DataFrame
+        Bootstrap ``low`` / ``high`` per metric (empty dict without intervals).
+    average : AveragedComparison or None
+        The averaged ranking over all (task, statistic) pairs; None for a single one.
+    settings : dict
+        The arguments that produced the ranking.
+    """
+
+    comparisons: dict
+    intervals: dict
+    average: AveragedComparison | None
+    settings: dict = field(default_factory=dict)
+
+    def table(self) -> pd.DataFrame:
+        """One row per metric, best first: the averaged rank and score (several tasks), then per
+        task and statistic the score, its interval and its significance cluster.
+        """
+        first = self.average if self.average is not None else next(iter(self.comparisons.values()))
+        order = list(first.scores.index)
+        columns = {}
+        if self.average is not None:
+            columns["rank"] = self.average.ranks
+            columns["average"] = self.average.scores
+            columns["mean task rank"] = self.average.mean_task_ranks
+        for (task, stat), comparison in self.comparisons.items():
+            label = f"{task} {stat}"
+            columns[label] = comparison.scores
+            if (task, stat) in self.intervals:
+                columns[f"{label} low"] = self.intervals[(task, stat)]["low"]
+                columns[f"{label} high"] = self.intervals[(task, stat)]["high"]
+            columns[f"{label} rank"] = comparison.ranks
+        table = pd.DataFrame(columns).reindex(order).rename_axis("metric")
+        ranks = [c for c in table.columns if c == "rank" or (c.endswith(" rank") and c != "mean task rank")]
+        return table.astype({c: "Int64" for c in ranks})
+
+    def to_string(self, format: str = "text") -> str:
+        """The table as ``"text"``, ``"tsv"`` (every number, for scripts), ``"markdown"`` or
+        ``"latex"`` (a cell per task: score, [interval] and cluster rank).
+        """
+        format = choice_iv(format, "format", FORMATS)
+        if format == "tsv":
+            return self.table().to_csv(sep="\t", float_format="%.6g")
+        display = self._display()
+        if format == "text":
+            return display.to_string(index=False) + "\n\n" + self.describe() + "\n"
+        if format == "latex":
+            return display.to_latex(index=False, escape=True)
+        lines = ["| " + " | ".join(display.columns) + " |", "|" + "---|" * len(display.columns)]
+        lines += ["| " + " | ".join(map(str, row)) + " |" for row in display.itertuples(index=False)]
+        return "\n".join(lines) + "\n\n" + self.describe() + "\n"
+
+    def _display(self) -> pd.DataFrame:
+        table = self.table()
+        out = pd.DataFrame({"metric": table.index})
+        if self.average is not None:
+            out["rank"] = table["rank"].to_numpy()
+            out["average"] = [f"{v:.4f}" for v in table["average"]]
+        for task, stat in self.comparisons:
+            label = f"{task} {stat}"
+            cells = []
+            for metric, row in table.iterrows():
+                if pd.isna(row[label]):
+                    cells.append("")
+                    continue
+                interval = (f" [{row[f'{label} low']:.3f}, {row[f'{label} high']:.3f}]"
+                            if f"{label} low" in table else "")
+                cells.append(f"{row[label]:.3f}{interval} ({row[f'{label} rank']})")
+            out[f"{label} (rank)"] = cells
+        return out
+
+    def describe(self) -> str:
+        """A sentence on how the table was made (the settings a reader needs to judge it)."""
+        s = self.settings
+        stopping = s["early_stopping"]
+        parts = [f"Significance: PERM-BOTH, {s['n_resamples']} draws per metric pair"
+                 + (f" with early stopping {stopping}" if stopping is not None else ", no early stopping")
+                 + f"; SPA from {s['spa_resamples']} shared sign patterns ({s['signs']}); acc_eq by the pairs test;"
+                 f" clusters at p <= {s['alpha']}."]
+        if s["n_bootstrap"]:
+            parts.append(f"Intervals: {100 * s['confidence_level']:g}% percentile bootstrap over segments "
+                         f"({s['n_bootstrap']} samples; SPA with normal-limit p-values, acc_eq at fixed thresholds).")
+        if self.average is not None:
+            parts.append("Average: equal weight per task and statistic; its clusters from the summed draws.")
+        return " ".join(parts)
+
+
+def _rank_metrics_iv(tasks, statistics, n_bootstrap, confidence_level, fmt_rng, signs):
+    if not isinstance(tasks, dict) or not tasks:
+        raise ValueError("`tasks` must be a non-empty dict of task name -> SegmentTask (or (human, metrics))")
+    prepared = {}
+    for name, task in tasks.items():
+        human, metrics = (task.human, task.metrics) if hasattr(task, "human") else task
+        prepared[str(name)] = (human, metrics)
+    statistics = (statistics,) if isinstance(statistics, str) else tuple(statistics)
+    if not statistics:
+        raise ValueError("`statistics` must name at least one of spa, pa, acc_eq")
+    statistics = tuple(choice_iv(s, "statistics", STATISTICS) for s in statistics)
+    n_bootstrap = 0 if n_bootstrap == 0 else positive_int_iv(n_bootstrap, "n_bootstrap")
+    if signs == "mtme":
+        seeds = [fmt_rng] * (len(prepared) * len(statistics) + 1)  # the toolkit seeds every task alike
+    else:
+        seeds = rng_iv(fmt_rng).spawn(len(prepared) * len(statistics) + 1)
+    return prepared, statistics, n_bootstrap, real_iv(confidence_level, "confidence_level"), seeds
+
+
+def rank_metrics(tasks: dict, *, statistics=("spa", "pa"), n_resamples: int = 1000, rng=None, signs="bits",
+                 spa_resamples: int = 1000, early_stopping: EarlyStopping | None = None, alpha: float = 0.05,
+                 n_bootstrap: int = 1000, confidence_level: float = 0.95, progress: bool = False) -> MetricRanking:
+    """Rank metrics on one or more tasks: scores, significance clusters, intervals, average.
+
+    Parameters
+    ----------
+    tasks : dict of name -> SegmentTask or (human, metrics)
+        E.g. ``{"en-de": spalib.data.segment_task(spalib.data.load_mtme("wmt23", "en-de"))}``.
+    statistics : str or sequence of {"spa", "pa", "acc_eq"}
+        What to rank by; every (task, statistic) is one column of the table.
+    n_resamples, signs, spa_resamples, early_stopping, alpha
+        As in :func:`spalib.compare_metrics`.
+    rng : None, int or Generator
+        One seed for everything: each (task, statistic) and the intervals get their own stream
+        spawned from it (``signs="mtme"`` needs an int, used by every task as the toolkit does).
+    n_bootstrap : int
+        Bootstrap samples per interval (0: no intervals).
+    confidence_level : float
+        Of the intervals.
+    progress : bool
+        Progress bars (with time estimates) over each task's metric pairs.
+
+    Returns
+    -------
+    MetricRanking
+        ``.table()``, ``.to_string(format)``, the per-task comparisons, intervals and average.
+
+    Notes
+    -----
+    Each comparison is exactly :func:`spalib.compare_metrics` on that task; intervals are
+    :func:`metric_intervals`; with several (task, statistic) pairs the average is
+    :func:`average_comparisons` with equal weights.
+
+    References
+    ----------
+    Freitag, M. et al. (2023). Results of WMT23 metrics shared task. WMT.
+    Thompson, B. et al. (2024). Improving statistical significance in human evaluation of
+    automatic metrics via Soft Pairwise Accuracy. WMT.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> human = pd.DataFrame(rng.random((4, 16)))
+    >>> metrics = {"good": human + 0.1 * rng.random((4, 16)), "noisy": human + rng.random((4, 16))}
+    >>> ranking = rank_metrics({"toy": (human, metrics)}, statistics="pa", n_resamples=100, rng=1)
+    >>> ranking.table()["toy pa rank"].tolist()
+    [1, 1]
+    """
+    prepared, statistics, n_bootstrap, confidence_level, seeds = _rank_metrics_iv(
+        tasks, statistics, n_bootstrap, confidence_level, rng, signs)
+    seeds = iter(seeds)
+    comparisons, intervals = {}, {}
+    interval_rng = next(seeds)
+    for task, (human, metrics) in prepared.items():
+        for stat in statistics:
+            kw = {} if stat == "acc_eq" else dict(signs=signs, spa_resamples=spa_resamples,
+                                                 early_stopping=early_stopping)
+            comparison = compare_metrics(human, metrics, statistic=stat, n_resamples=n_resamples, rng=next(seeds),
+                                         alpha=alpha, progress=f"{task} {stat}" if progress else False, **kw)
+            comparisons[(task, stat)] = comparison
+            if n_bootstrap:
+                intervals[(task, stat)] = metric_intervals(
+                    human, metrics, statistic=stat, confidence_level=confidence_level, n_resamples=n_bootstrap,
+                    rng=interval_rng, epsilons=comparison.settings.get("epsilons"))
+    average = None
+    if len(comparisons) > 1:
+        average = average_comparisons({f"{t} {s}": c for (t, s), c in comparisons.items()}, alpha=alpha)
+    settings = dict(statistics=statistics, n_resamples=n_resamples, signs=signs if isinstance(signs, str) else "prepared",
+                    spa_resamples=spa_resamples, early_stopping=early_stopping, alpha=alpha, n_bootstrap=n_bootstrap,
+                    confidence_level=confidence_level)
+    return MetricRanking(comparisons, intervals, average, settings)
