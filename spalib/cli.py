@@ -62,7 +62,7 @@ def _rank(args) -> int:
         es = data.load_mtme(args.test_set, lp)
         extra = {name: Path(str(path).replace("{lp}", lp)) for name, path in args.add}
         task = data.segment_task(es, reference_free=not args.no_qe, primary_only=args.primary_only,
-                                 extra_metrics=extra, lower_is_better=args.lower_is_better)
+                                 extra_metrics=extra, lower_is_better=args.lower_is_better, basenames=True)
         report = task.report
         print(f"{args.test_set} {lp}: {report['systems']} systems, {report['metrics']} metrics, "
               f"{report['segments_kept']} segments ({report['segments_dropped']} without every score)",

@@ -302,7 +302,7 @@ class MetricRanking:
         for task, stat in self.comparisons:
             label = f"{task} {stat}"
             cells = []
-            for metric, row in table.iterrows():
+            for _, row in table.iterrows():
                 if pd.isna(row[label]):
                     cells.append("")
                     continue
@@ -415,7 +415,8 @@ def rank_metrics(tasks: dict, *, statistics=("spa", "pa"), n_resamples: int = 10
     average = None
     if len(comparisons) > 1:
         average = average_comparisons({f"{t} {s}": c for (t, s), c in comparisons.items()}, alpha=alpha)
-    settings = dict(statistics=statistics, n_resamples=n_resamples, signs=signs if isinstance(signs, str) else "prepared",
-                    spa_resamples=spa_resamples, early_stopping=early_stopping, alpha=alpha, n_bootstrap=n_bootstrap,
+    settings = dict(statistics=statistics, n_resamples=n_resamples,
+                    signs=signs if isinstance(signs, str) else "prepared", spa_resamples=spa_resamples,
+                    early_stopping=early_stopping, alpha=alpha, n_bootstrap=n_bootstrap,
                     confidence_level=confidence_level)
     return MetricRanking(comparisons, intervals, average, settings)

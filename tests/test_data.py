@@ -87,7 +87,7 @@ def test_unknown_names_are_clear_errors():
         ende.seg_scores("COMET")
     with pytest.raises(KeyError, match="no seg-level scores"):
         ende.seg_scores("slide-src")
-    with pytest.raises(ValueError, match="no meta information for wmt23/en-xx"):
+    with pytest.raises(ValueError, match="wmt23 has no language pair .en-xx.; it has cs-uk"):
         data.load_mtme("wmt23", "en-xx")
 
 

@@ -30,7 +30,8 @@ from spalib.data.wmt import (WMT13_LPS, WMT_TOEN_DA_LPS, ToEnglishDA, ToEnglishT
 __all__ = [
     "data_root", "dataset_path", "resolve_root", "download", "write_manifest", "DATASETS", "DATA_ENV",
     "EvalSet", "load_mtme", "MTME_META", "complete_segments", "read_seg_score_file", "segment_task",
-    "SegmentTask", "MetaInfo", "from_long", "write_seg_score_file", "load_wmt12", "read_williams_results", "WMT13_LPS", "load_wmt13_da", "load_wmt13_texts",
+    "SegmentTask", "MetaInfo", "from_long", "write_seg_score_file",
+    "load_wmt12", "read_williams_results", "WMT13_LPS", "load_wmt13_da", "load_wmt13_texts",
     "load_wmt17_da", "load_wmt17_testset",
     "load_wmt20_da", "load_wmt_da_judgements", "load_wmt_da_seg_scores", "read_worker_mean_sd", "WMT_TOEN_DA_LPS",
     "ToEnglishTexts", "load_wmt_toen_texts", "da_output_names", "ToEnglishDA", "load_wmt_toen_da", "prepare_statistics",

@@ -536,7 +536,7 @@ def from_long(frame: pd.DataFrame, *, system: str = "system", item: str = "segme
     items = frame[item].to_numpy()
     if not np.issubdtype(items.dtype, np.integer):
         bad = next(k for k, v in enumerate(items) if not float(v).is_integer())
-        raise ValueError(f"row {frame.index[bad]!r}: segment {items[bad]!r} is not an integer index")
+        raise ValueError(f"row {frame.index[bad]!r}: segment {items[bad]} is not an integer index")
     items = items.astype(np.int64)
     limit = n_segments if n_segments is not None else np.inf
     outside = (items < 0) | (items >= limit)
@@ -585,7 +585,7 @@ def _extra_metric(es: EvalSet, name: str, source, systems: list[str]) -> tuple[p
 
 def segment_task(es: EvalSet, *, human: str | None = None, reference_free: bool = False,
                  primary_only: bool = False, extra_metrics=None, lower_is_better=(),
-                 exclude_metrics=(), include_human_systems: bool = True) -> SegmentTask:
+                 exclude_metrics=(), include_human_systems: bool = True, basenames: bool = False) -> SegmentTask:
     """The inputs of a system-level meta-evaluation from segment scores (SPA, PA of means).
 
     Parameters
@@ -609,6 +609,10 @@ def segment_task(es: EvalSet, *, human: str | None = None, reference_free: bool 
         Metric-name prefixes to leave out (a single string is one prefix).
     include_human_systems : bool
         Keep human translations other than the standard reference as systems.
+    basenames : bool
+        Name the released metrics by base name (``"COMET"``, and ``"CometKiwi[noref]"`` for a
+        reference-free one) instead of the file name (``"COMET-refA"``), so that tasks whose
+        standard references differ (WMT23 he-en uses refB) share names, as averaging needs.
 
     Returns
     -------
@@ -667,6 +671,12 @@ def segment_task(es: EvalSet, *, human: str | None = None, reference_free: bool 
     if unknown:
         raise ValueError(f"lower_is_better: no metric named {', '.join(unknown)} in the task")
     frames = {m: -f if m in negated else f for m, f in frames.items()}
+    if basenames:
+        display = {m: (f"{es.metric_basename(m)}[noref]" if es.is_reference_free(m) else es.metric_basename(m))
+                   if m in names else m for m in frames}
+        if len(set(display.values())) < len(display):
+            raise ValueError("basenames=True would give two metrics the same name; use the file names")
+        frames = {display[m]: f for m, f in frames.items()}
     kept, counts = complete_segments(gold, *frames.values(), systems=systems)
     report = {"systems": len(systems), "metrics": len(frames), **counts, "systems_dropped": dropped,
               "metrics_excluded": [m for m in standard if m not in names],

@@ -1,0 +1,241 @@
+"""Ranking your own metric: meta information, extra metrics, intervals, averages, the command line."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.stats
+
+import spalib
+from conftest import output_per_thread_count
+from spalib import data
+from spalib.cli import main
+from spalib.data.mtme import MTME_META
+
+
+@pytest.fixture(scope="module")
+def en_de():
+    return data.load_mtme("wmt23", "en-de")
+
+
+def ensemble(es):
+    """A real new metric: the mean of z-scored chrF and COMET (a released lexical and neural one)."""
+    parts = [es.seg_scores(name) for name in ("chrF-refA", "COMET-refA")]
+    return sum((p - np.nanmean(p.to_numpy())) / np.nanstd(p.to_numpy()) for p in parts) / 2
+
+
+def test_meta_information_covers_every_mt_metrics_eval_test_set():
+    assert len(MTME_META) == 94
+    assert {t for t, _ in MTME_META} == {"wmt19", "wmt20", "wmt21.news", "wmt21.tedtalks", "wmt21.flores",
+                                        "wmt22", "wmt23"}
+    news = MTME_META[("wmt21.news", "en-de")]
+    assert (news.std_ref, news.seg_gold, news.sys_gold) == ("refC", "mqm", "mqm")
+    assert {"cushLEPOR(LM)", "bleurt-20", "TER"} <= news.primary_metrics
+    assert MTME_META[("wmt21.news", "cs-en")].sys_gold == "wmt-z"
+    assert MTME_META[("wmt22", "de-fr")].seg_gold is None
+    assert MTME_META[("wmt20", "de-en")].outlier_systems == {"yolo.1052", "zlabs-nlp.1153", "WMTBiomedBaseline.387"}
+    he_en = MTME_META[("wmt23", "he-en")]
+    assert he_en.std_ref == "refB" and len(he_en.primary_metrics) == 32 and len(he_en.baseline_metrics) == 14
+    assert he_en.baseline_metrics <= he_en.primary_metrics
+
+
+def test_primary_only_keeps_primary_and_baseline_base_names(en_de):
+    task = data.segment_task(en_de, primary_only=True, reference_free=True)
+    bases = {en_de.metric_basename(m) for m in task.metrics}
+    assert bases <= MTME_META[("wmt23", "en-de")].primary_metrics
+    assert "XCOMET-XXL-refA" in task.report["metrics_excluded"] and "MetricX-23-refA" in task.metrics
+    assert "CometKiwi-src" in task.metrics
+
+
+def test_extra_metric_from_file_frame_and_long_frame_agree(en_de, tmp_path):
+    frame = ensemble(en_de)
+    path = data.write_seg_score_file(frame, tmp_path / "Ensemble.seg.score")
+    long = frame.stack(future_stack=True).rename("score").reset_index()
+    wide = data.from_long(long, system="system", item="segment", score="score", n_segments=len(en_de.segments))
+    tasks = [data.segment_task(en_de, extra_metrics={"Ensemble": source}) for source in (path, frame, wide)]
+    for task in tasks[1:]:
+        pd.testing.assert_frame_equal(task.metrics["Ensemble"], tasks[0].metrics["Ensemble"])
+        pd.testing.assert_frame_equal(task.human, tasks[0].human)
+    info = tasks[0].report["extra_metrics"]["Ensemble"]
+    assert info["source"] == str(path) and info["systems_ignored"] == ["synthetic_ref"]
+    assert tasks[0].human.shape == (12, 460) and len(tasks[0].metrics) == 26
+
+
+def test_lower_is_better_negates_and_ranks_like_the_original(en_de):
+    frame = ensemble(en_de)
+    task = data.segment_task(en_de, extra_metrics={"Ensemble": frame, "Distance": -frame},
+                             lower_is_better="Distance")
+    pd.testing.assert_frame_equal(task.metrics["Distance"], task.metrics["Ensemble"])
+    assert task.report["lower_is_better"] == ["Distance"]
+    with pytest.raises(ValueError, match="lower_is_better: no metric named Nope"):
+        data.segment_task(en_de, lower_is_better=["Nope"])
+
+
+def test_mismatched_metric_files_name_the_differences(en_de, tmp_path):
+    frame = ensemble(en_de)
+    renamed = data.write_seg_score_file(frame.rename(index={"ONLINE-A": "MyMT"}), tmp_path / "a.seg.score")
+    with pytest.raises(ValueError, match="system\\(s\\) MyMT are not in wmt23/en-de"):
+        data.segment_task(en_de, extra_metrics={"M": renamed})
+    with pytest.raises(ValueError, match="no scores for system\\(s\\) ONLINE-A, ONLINE-B"):
+        data.segment_task(en_de, extra_metrics={"M": frame.drop(["ONLINE-A", "ONLINE-B"])})
+    with pytest.raises(ValueError, match="556 segment columns, wmt23/en-de has 557 segments"):
+        data.segment_task(en_de, extra_metrics={"M": frame.iloc[:, 1:]})
+    short = data.write_seg_score_file(frame.iloc[:, 1:], tmp_path / "b.seg.score")
+    with pytest.raises(ValueError, match=r"b.seg.score:556: system 'AIRC' has 556 lines, the test set has 557"):
+        data.segment_task(en_de, extra_metrics={"M": short})
+    with pytest.raises(ValueError, match="COMET-refA already name"):
+        data.segment_task(en_de, extra_metrics={"COMET-refA": frame})
+    with pytest.raises(ValueError, match="segment 2.5 is not an integer"):
+        data.from_long(pd.DataFrame({"system": ["A"], "segment": [2.5], "score": [1.0]}))
+    with pytest.raises(ValueError, match="appears twice"):
+        data.from_long(pd.DataFrame({"system": ["A", "A"], "segment": [0, 0], "score": [1.0, 2.0]}))
+
+
+def test_missing_scores_of_an_extra_metric_drop_segments_and_are_reported(en_de):
+    frame = ensemble(en_de)
+    frame.iloc[0, :5] = np.nan
+    task = data.segment_task(en_de, extra_metrics={"M": frame})
+    full = data.segment_task(en_de)
+    assert task.report["extra_metrics"]["M"]["segments_without_score"] == 5
+    assert task.report["segments_kept"] == full.report["segments_kept"] - int(full.human.columns.isin(range(5)).sum())
+
+
+def test_unknown_test_sets_and_pairs_are_clear_errors():
+    with pytest.raises(ValueError, match="unknown test set 'wmt99'; mt-metrics-eval has wmt19"):
+        data.load_mtme("wmt99", "en-de")
+    with pytest.raises(ValueError, match="wmt23 has no language pair 'xx-en'; it has cs-uk"):
+        data.load_mtme("wmt23", "xx-en")
+    with pytest.raises(FileNotFoundError, match="wmt22/de-en is not in"):
+        data.load_mtme("wmt22", "de-en")
+
+
+def small_case(seed=0, n_systems=12, n_segments=40):
+    rng = np.random.default_rng(seed)
+    quality = np.linspace(0, 1, n_systems)[:, None]
+    human = quality + rng.normal(size=(n_systems, n_segments))
+    return human, human + 1.5 * rng.normal(size=(n_systems, n_segments))
+
+
+def scipy_statistic(stat, human, metric):
+    upper = np.triu_indices(len(human), 1)
+
+    def statistic(idx):
+        h, m = human[:, idx.astype(int)], metric[:, idx.astype(int)]
+        if stat == "pa":
+            return spalib.pairwise_accuracy(h.mean(axis=1), m.mean(axis=1))
+        if stat == "spa":
+            return 1 - np.mean(np.abs(spalib.pairwise_pvalues(h, method="normal")[upper]
+                                      - spalib.pairwise_pvalues(m, method="normal")[upper]))
+        return spalib.kendall_tau(h, m, variant="acc_eq", epsilon=0.5, grouping="item").statistic
+    return statistic
+
+
+@pytest.mark.parametrize("stat", ["pa", "spa", "acc_eq"])
+def test_intervals_agree_with_scipy_bootstrap(stat):
+    human, metric = small_case()
+    ours = spalib.metric_intervals(pd.DataFrame(human), {"m": pd.DataFrame(metric)}, statistic=stat,
+                                   n_resamples=4000, rng=1, epsilons={"m": 0.5} if stat == "acc_eq" else None)
+    theirs = scipy.stats.bootstrap((np.arange(human.shape[1]),), scipy_statistic(stat, human, metric),
+                                   vectorized=False, method="percentile", n_resamples=4000, rng=2)
+    # two Monte-Carlo estimates of the same percentiles: a few hundredths apart at most
+    assert ours.loc["m", "low"] == pytest.approx(theirs.confidence_interval.low, abs=0.02)
+    assert ours.loc["m", "high"] == pytest.approx(theirs.confidence_interval.high, abs=0.02)
+
+
+def test_interval_arguments_are_checked():
+    human, metric = small_case()
+    with pytest.raises(ValueError, match="confidence_level"):
+        spalib.metric_intervals(human, {"m": metric}, confidence_level=1.0)
+    with pytest.raises(ValueError, match="statistic"):
+        spalib.metric_intervals(human, {"m": metric}, statistic="tau")
+    with pytest.raises(ValueError, match="one tie threshold per metric"):
+        spalib.metric_intervals(human, {"m": metric}, statistic="acc_eq", epsilons={"x": 0.1})
+
+
+def toy_comparisons(seed=0):
+    human, _ = small_case(seed, n_systems=6, n_segments=24)
+    rng = np.random.default_rng(seed + 1)
+    metrics = {f"m{k}": pd.DataFrame(human + s * rng.normal(size=human.shape)) for k, s in enumerate((0.3, 1, 3))}
+    return pd.DataFrame(human), metrics
+
+
+def test_average_of_one_task_or_of_a_task_twice_is_that_task():
+    human, metrics = toy_comparisons()
+    one = spalib.compare_metrics(human, metrics, statistic="pa", n_resamples=300, rng=3)
+    for tasks in ({"a": one}, {"a": one, "b": one}):
+        avg = spalib.average_comparisons(tasks)
+        pd.testing.assert_series_equal(avg.scores, one.scores.rename("average"), check_exact=False, rtol=1e-12)
+        np.testing.assert_array_equal(avg.pvalues.to_numpy(), one.pvalues.to_numpy())
+        np.testing.assert_array_equal(avg.ranks.to_numpy(), one.ranks.to_numpy())
+        np.testing.assert_allclose(avg.mean_task_ranks.to_numpy(), one.ranks.to_numpy())
+
+
+def test_average_uses_the_oriented_draws_of_each_task_and_its_weights():
+    human, metrics = toy_comparisons()
+    a = spalib.compare_metrics(human, metrics, statistic="pa", n_resamples=200, rng=3)
+    b = spalib.compare_metrics(human, {k: -v if k == "m0" else v for k, v in metrics.items()}, statistic="pa",
+                               n_resamples=300, rng=4)
+    avg = spalib.average_comparisons({"a": a, "b": b}, weights={"a": 3, "b": 1})
+    best, worst = avg.scores.index[0], avg.scores.index[-1]
+
+    def oriented(comparison):
+        nulls = comparison.null_distributions
+        return nulls[(best, worst)] if (best, worst) in nulls else -nulls[(worst, best)]
+    by_hand = 0.75 * np.resize(oriented(a), 300) + 0.25 * oriented(b)
+    observed = 0.75 * (a.scores[best] - a.scores[worst]) + 0.25 * (b.scores[best] - b.scores[worst])
+    assert avg.pvalues.loc[best, worst] == np.mean(by_hand >= observed - 1e-12)
+    assert avg.draws.loc[best, worst] == 300 and avg.settings["weights"] == {"a": 0.75, "b": 0.25}
+    with pytest.raises(ValueError, match="one weight per task"):
+        spalib.average_comparisons({"a": a, "b": b}, weights={"a": 1})
+
+
+def test_rank_metrics_table_equals_compare_metrics_on_wmt23(en_de):
+    task = data.segment_task(en_de, extra_metrics={"Ensemble": ensemble(en_de)}, exclude_metrics=("X", "M", "e"))
+    ranking = spalib.rank_metrics({"en-de": task}, statistics=("spa", "pa", "acc_eq"), n_resamples=50, rng=4,
+                                  signs="mtme", spa_resamples=200, n_bootstrap=100)
+    table = ranking.table()
+    for stat in ("spa", "pa", "acc_eq"):
+        kw = {} if stat == "acc_eq" else dict(signs="mtme", spa_resamples=200)
+        direct = spalib.compare_metrics(task.human, task.metrics, statistic=stat, n_resamples=50, rng=4, **kw)
+        column = table[f"en-de {stat}"].reindex(direct.scores.index)
+        np.testing.assert_array_equal(column.to_numpy(), direct.scores.to_numpy())
+        np.testing.assert_array_equal(table[f"en-de {stat} rank"].reindex(direct.ranks.index).to_numpy(),
+                                      direct.ranks.to_numpy())
+        assert (table[f"en-de {stat} low"] <= table[f"en-de {stat} high"]).all()
+    assert "Ensemble" in table.index and ranking.average is not None
+    text = ranking.to_string("text")
+    assert "Ensemble" in text and "percentile bootstrap" in text
+    assert ranking.to_string("latex").startswith("\\begin{tabular}")
+    assert ranking.to_string("markdown").splitlines()[1].startswith("|---")
+
+
+def test_rank_metrics_is_the_same_for_every_numba_thread_count():
+    code = ("import numpy as np, pandas as pd, spalib\n"
+            "rng = np.random.default_rng(0); h = rng.normal(size=(6, 30))\n"
+            "ms = {f'm{k}': pd.DataFrame(h + s * rng.normal(size=h.shape)) for k, s in enumerate((0.5, 1, 2))}\n"
+            "r = spalib.rank_metrics({'t': (pd.DataFrame(h), ms)}, statistics=('spa', 'pa'), n_resamples=100,"
+            " spa_resamples=100, n_bootstrap=100, rng=7)\n"
+            "print(r.to_string('tsv'))\n")
+    outputs = output_per_thread_count(code)
+    assert outputs[1] == outputs[2]
+
+
+def test_command_line_ranks_a_metric_file_and_names_mismatches(en_de, tmp_path, capsys):
+    path = data.write_seg_score_file(ensemble(en_de), tmp_path / "Ensemble.seg.score")
+    status = main(["rank", "--test-set", "wmt23", "--lp", "en-de", "--add", f"Ensemble={path}", "--stat", "pa",
+                   "--k", "50", "--bootstrap", "50", "--format", "tsv", "--quiet", "--no-qe"])
+    out = capsys.readouterr()
+    assert status == 0 and "Ensemble: from" in out.err
+    table = pd.read_csv(pd.io.common.StringIO(out.out), sep="\t", index_col=0)
+    task = data.segment_task(en_de, extra_metrics={"Ensemble": path}, basenames=True)
+    direct = spalib.compare_metrics(task.human, task.metrics, statistic="pa", n_resamples=50,
+                                    rng=np.random.default_rng(4).spawn(2)[1])
+    np.testing.assert_allclose(table["en-de pa"].reindex(direct.scores.index), direct.scores, rtol=1e-5)
+    np.testing.assert_array_equal(table["en-de pa rank"].reindex(direct.ranks.index), direct.ranks)
+
+    bad = data.write_seg_score_file(ensemble(en_de).rename(index={"AIRC": "MyMT"}), tmp_path / "bad.seg.score")
+    assert main(["rank", "--test-set", "wmt23", "--lp", "en-de", "--add", f"B={bad}", "--quiet"]) == 2
+    assert "system(s) MyMT are not in wmt23/en-de" in capsys.readouterr().err
+    assert main(["rank", "--test-set", "wmt23", "--lp", "xx-yy"]) == 2
+    assert "wmt23 has no language pair 'xx-yy'" in capsys.readouterr().err
