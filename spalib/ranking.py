@@ -328,7 +328,7 @@ class MetricRanking:
         return " ".join(parts)
 
 
-def _rank_metrics_iv(tasks, statistics, n_bootstrap, confidence_level, fmt_rng, signs):
+def _rank_metrics_iv(tasks, statistics, n_bootstrap, confidence_level, rng, signs):
     if not isinstance(tasks, dict) or not tasks:
         raise ValueError("`tasks` must be a non-empty dict of task name -> SegmentTask (or (human, metrics))")
     prepared = {}
@@ -341,9 +341,9 @@ def _rank_metrics_iv(tasks, statistics, n_bootstrap, confidence_level, fmt_rng, 
     statistics = tuple(choice_iv(s, "statistics", STATISTICS) for s in statistics)
     n_bootstrap = 0 if n_bootstrap == 0 else positive_int_iv(n_bootstrap, "n_bootstrap")
     if signs == "mtme":
-        seeds = [fmt_rng] * (len(prepared) * len(statistics) + 1)  # the toolkit seeds every task alike
+        seeds = [rng] * (len(prepared) * len(statistics) + 1)  # the toolkit seeds every task alike
     else:
-        seeds = rng_iv(fmt_rng).spawn(len(prepared) * len(statistics) + 1)
+        seeds = rng_iv(rng).spawn(len(prepared) * len(statistics) + 1)
     return prepared, statistics, n_bootstrap, real_iv(confidence_level, "confidence_level"), seeds
 
 
