@@ -438,8 +438,10 @@ class PerfectAnnotator:
     """Variance components of human judgements and the efficiency ratio of a perfect annotator.
 
     ``total_variance`` Var(H); ``within_variance`` E[Var(H|x)] pooled over outputs judged at least
-    twice; ``perfect_variance`` Var(P) = Var(H) - E[Var(H|x)]; ``ratio`` r = Var(H) / Var(P): one
-    perfect judgement is worth ``r`` crowd judgements.
+    twice (or, with annotators, over pairs of judgements by different annotators);
+    ``perfect_variance`` Var(P) = Var(H) - E[Var(H|x)]; ``ratio`` r = Var(H) / Var(P): one
+    perfect judgement is worth ``r`` crowd judgements.  ``n_pairs`` counts the pairs behind the
+    within variance when it comes from pairs (0 otherwise).
     """
 
     total_variance: float
@@ -448,9 +450,28 @@ class PerfectAnnotator:
     ratio: float
     n_judgements: int
     n_repeated_outputs: int
+    n_pairs: int = 0
+
+    def reliability(self, n_judgements):
+        """Spearman-Brown: correlation of two independent means of ``n_judgements`` per output."""
+        n = np.asarray(n_judgements, dtype=np.float64)
+        return self.perfect_variance / (self.perfect_variance + self.within_variance / n)
 
 
-def perfect_annotator(scores, outputs, *, ddof: int = 1) -> PerfectAnnotator:
+@njit(cache=True)
+def _different_annotator_pairs(scores, output_codes, annotator_codes, starts):
+    """Sum of (x_a - x_b)^2 / 2 and count over pairs of one output's judgements by two annotators."""
+    total, pairs = 0.0, 0
+    for g in range(starts.size - 1):
+        for a in range(starts[g], starts[g + 1]):
+            for b in range(a + 1, starts[g + 1]):
+                if annotator_codes[a] != annotator_codes[b]:
+                    total += 0.5 * (scores[a] - scores[b]) ** 2
+                    pairs += 1
+    return total, pairs
+
+
+def perfect_annotator(scores, outputs, *, annotators=None, ddof: int = 1) -> PerfectAnnotator:
     r"""How much noise the judgements carry, from outputs judged more than once.
 
     Parameters
@@ -459,6 +480,11 @@ def perfect_annotator(scores, outputs, *, ddof: int = 1) -> PerfectAnnotator:
         One score per judgement.
     outputs : array_like, shape (n,)
         The id of the judged output (system and segment); judgements with the same id are repeats.
+    annotators : array_like, shape (n,), optional
+        Who gave each judgement.  Given, the within-output variance comes only from pairs of
+        judgements of one output by *different* annotators, as two independent collections would
+        see it; a worker who repeats a judgement agrees with herself more than with others, so
+        pooling her repeats makes the judgements look less noisy than they are.
     ddof : {1, 0}
         Delta degrees of freedom of every variance (Wei & Jia: 1 for WMT, 0 in their SummEval
         notebook).
@@ -471,7 +497,9 @@ def perfect_annotator(scores, outputs, *, ddof: int = 1) -> PerfectAnnotator:
     -----
     :math:`V_H` is the sample variance of all scores; :math:`V_W = \sum_g (n_g - d)s_g^2 /
     \sum_g (n_g - d)` over outputs :math:`g` with :math:`n_g \ge 2`; :math:`V_P = V_H - V_W`
-    and :math:`r = V_H / V_P` (law of total variance, Wei & Jia eq. 15-18).
+    and :math:`r = V_H / V_P` (law of total variance, Wei & Jia eq. 15-18).  With ``annotators``,
+    :math:`V_W` is the mean of :math:`(x_a - x_b)^2 / 2` over pairs of judgements of one output by
+    two different annotators (unbiased for the ddof-1 variance, so ``ddof`` must be 1).
 
     References
     ----------
@@ -496,20 +524,36 @@ def perfect_annotator(scores, outputs, *, ddof: int = 1) -> PerfectAnnotator:
         raise ValueError(f"`ddof` must be 0 or 1; got {ddof!r}")
     if scores.size < 2:
         raise ValueError("`scores` needs at least two judgements")
+    if annotators is not None:
+        annotators = np.asarray(annotators, dtype=object)
+        if annotators.shape != scores.shape:
+            raise ValueError(f"`annotators` must have one id per score ({scores.size}); got shape {annotators.shape}")
+        if ddof != 1:
+            raise ValueError("`annotators` estimates the within variance from pairs, a ddof-1 estimate: use ddof=1")
     codes, _ = pd.factorize(outputs)
     n = np.bincount(codes)
     repeated = n >= 2
     if not repeated.any():
         raise ValueError("no output is judged twice: the within-output variance cannot be estimated")
-    means = np.bincount(codes, weights=scores) / n
-    squares = np.bincount(codes, weights=(scores - means[codes]) ** 2)
-    within = squares[repeated].sum() / (n[repeated] - ddof).sum()
+    n_pairs = 0
+    if annotators is None:
+        means = np.bincount(codes, weights=scores) / n
+        squares = np.bincount(codes, weights=(scores - means[codes]) ** 2)
+        within = squares[repeated].sum() / (n[repeated] - ddof).sum()
+    else:
+        order = np.argsort(codes, kind="stable")
+        starts = np.concatenate(([0], np.cumsum(n))).astype(np.int64)
+        half_squares, n_pairs = _different_annotator_pairs(scores[order], codes[order].astype(np.int64),
+                                                           pd.factorize(annotators)[0][order].astype(np.int64), starts)
+        if n_pairs == 0:
+            raise ValueError("no output is judged by two different annotators: the within-output variance cannot be estimated")
+        within = half_squares / n_pairs
     total = scores.var(ddof=ddof)
     if within >= total:
         raise ValueError(f"the within-output variance ({within:.4g}) is not below the total variance ({total:.4g}): "
                          f"the judgements carry no signal about the outputs")
     return PerfectAnnotator(float(total), float(within), float(total - within), float(total / (total - within)),
-                            int(scores.size), int(repeated.sum()))
+                            int(scores.size), int(repeated.sum()), int(n_pairs))
 
 
 # --- power ----------------------------------------------------------------------------------

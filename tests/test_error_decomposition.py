@@ -87,6 +87,33 @@ def test_tv9_pooled_variance_and_ratio():
     assert pa.n_repeated_outputs == 3 and pa.perfect_variance == pytest.approx(pa.total_variance - pa.within_variance)
 
 
+def test_annotators_equal_pooled_variance_when_every_repeat_is_by_someone_else():
+    # with two judgements per output, the pooled variance is the mean of (x_a - x_b)^2 / 2
+    scores, outputs = [70, 80, 50, 50, 20, 10, 30, 20, 40], [0, 0, 1, 1, 2, 3, 3, 4, 4]
+    pooled = spalib.perfect_annotator(scores, outputs)
+    paired = spalib.perfect_annotator(scores, outputs, annotators=range(9))
+    assert paired.within_variance == pytest.approx(pooled.within_variance, rel=1e-14)
+    assert paired.n_pairs == 4
+
+
+def test_annotators_drop_same_annotator_pairs():
+    # output "a": worker u twice (70, 72) and worker v once (90): only the two u-v pairs count
+    pa = spalib.perfect_annotator([70, 72, 90, 10, 30], ["a", "a", "a", "b", "c"], annotators=["u", "u", "v", "u", "v"])
+    assert pa.within_variance == pytest.approx(((70 - 90) ** 2 + (72 - 90) ** 2) / 4)
+    assert pa.n_pairs == 2
+    assert pa.reliability(1) == pytest.approx(pa.perfect_variance / pa.total_variance)
+
+
+@pytest.mark.parametrize("scores, outputs, kwargs, message", [
+    ([1.0, 2.0, 9.0], ["a", "a", "b"], {"annotators": ["u", "u", "v"]}, "two different annotators"),
+    ([1.0, 2.0, 9.0], ["a", "a", "b"], {"annotators": ["u"]}, "`annotators` must have one id per score"),
+    ([1.0, 2.0, 9.0], ["a", "a", "b"], {"annotators": ["u", "v", "w"], "ddof": 0}, "use ddof=1"),
+])
+def test_perfect_annotator_rejects_bad_annotators(scores, outputs, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        spalib.perfect_annotator(scores, outputs, **kwargs)
+
+
 @pytest.mark.parametrize("scores, outputs, message", [
     ([1.0, 2.0], ["a", "b"], "no output is judged twice"),
     ([1.0, 5.0, 1.0, 5.0], ["a", "a", "b", "b"], "carry no signal"),
