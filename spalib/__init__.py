@@ -36,6 +36,7 @@ from spalib.metametrics import (
     significance_ranks,
     soft_pairwise_accuracy,
 )
+from spalib.reproduction import reproduction_ledger
 from spalib.rank_correlations import (
     KendallResult,
     PairsTestResult,
@@ -57,5 +58,6 @@ __all__ = [
     "bootstrap_system_scores", "system_pairs", "decompose_pairwise_error", "perfect_annotator",
     "judgements_for_power", "SystemBootstrap", "ErrorDecomposition", "PerfectAnnotator",
     "rank_metrics", "metric_intervals", "average_comparisons", "MetricRanking", "AveragedComparison",
+    "reproduction_ledger",
 ]
 __version__ = "0.1.0"

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from scipy import special
 from tqdm import tqdm
 
 from spalib import _kernels, _rank_kernels
@@ -377,15 +378,50 @@ def _pa_statistic(human, metrics, **_):
     return {n: agree / pairs for n, (agree, pairs) in stat.items()}, pair_test
 
 
-def _spa_normal_statistic(human, metrics, ties, mid, **_):
-    """SPA with normal-limit p-values, and its PERM-BOTH draws."""
+def _spa_normal_statistic(human, metrics, ties, mid, permutation, **_):
+    """SPA with normal-limit p-values, and its PERM-BOTH (or PERM-INPUTS) draws."""
     upper = np.triu_indices(human.shape[0], 1)
     human_upper = pairwise_pvalues(human, method="normal", ties=ties)[upper]
     scores = {n: _spa(human_upper, _kernels._normal_upper(m, mid)) for n, m in metrics.items()}
 
     def pair_test(a, b, names):
+        if permutation == "inputs":
+            return _inputs_normal_spa_draws(a, b, upper, human_upper, mid)
         return lambda masks: _kernels._perm_both_spa_normal(a, b, masks, human_upper, mid)
     return scores, pair_test
+
+
+def _inputs_normal_spa_draws(a, b, upper, human_upper, mid):
+    """PERM-INPUTS draws of normal-limit SPA by two matrix products per block of draws.
+
+    Swapping segment ``l`` between the metrics moves each system pair's difference from
+    ``da[:, l]`` to ``db[:, l]``, so a hybrid's sums of differences and of squared differences
+    are the metric's own plus ``W @ (db - da)`` and ``W @ (db**2 - da**2)`` for the block's 0/1
+    swap matrix ``W`` (draws x segments).
+    """
+    i, j = upper
+    da, db = a[i] - a[j], b[i] - b[j]                       # system pairs x segments
+    sums_a, sums_b = da.sum(axis=1), db.sum(axis=1)
+    squares_a, squares_b = (da * da).sum(axis=1), (db * db).sum(axis=1)
+    step_sums, step_squares = (db - da).T.copy(), (db * db - da * da).T.copy()
+    n_segments = a.shape[1]
+
+    def draws(masks):
+        swaps = np.unpackbits(masks[:, 0, :], axis=1, bitorder="little")[:, :n_segments].astype(np.float64)
+        shift_sums, shift_squares = swaps @ step_sums, swaps @ step_squares
+        spa_a = _spa_of_normal_pvalues(sums_a + shift_sums, squares_a + shift_squares, human_upper, mid)
+        spa_b = _spa_of_normal_pvalues(sums_b - shift_sums, squares_b - shift_squares, human_upper, mid)
+        return spa_a, spa_b
+    return draws
+
+
+def _spa_of_normal_pvalues(sums, squares, human_upper, mid):
+    """SPA of each row (draw) from the pairs' sums and sums of squares of differences."""
+    squares = np.maximum(squares, 0.0)                       # rounding below an exact 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = 0.5 * special.erfc(sums / np.sqrt(2.0 * squares))
+    p = np.where(squares > 0, p, 0.5 if mid else 1.0)
+    return 1.0 - np.abs(human_upper - p).mean(axis=1)
 
 
 def _spa_permutation_statistic(human, metrics, ties, mid, signs, spa_resamples, rng, **_):

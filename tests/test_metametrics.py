@@ -204,3 +204,18 @@ def test_compare_metrics_with_calibrated_acc_eq_equals_the_pairs_tests():
             assert result.scores[a] == expected.statistic1
     with pytest.raises(ValueError, match="`early_stopping` applies to PERM-BOTH"):
         spalib.compare_metrics(human, metrics, statistic="acc_eq", early_stopping=spalib.WMT_EARLY_STOPPING)
+
+
+def test_perm_inputs_normal_spa_by_matrix_products_equals_the_per_draw_kernel():
+    from spalib import _kernels, metametrics
+    rng = np.random.default_rng(3)
+    a, b = rng.normal(size=(5, 21)), rng.normal(size=(5, 21))
+    b[:, 4] = a[:, 4]                                     # a segment where swapping changes nothing
+    upper = np.triu_indices(5, 1)
+    human_upper = rng.random(10)
+    per_segment = rng.integers(0, 256, size=(40, 1, 3), dtype=np.uint8)
+    masks = np.ascontiguousarray(np.broadcast_to(per_segment, (40, 5, 3)))
+    for mid in (False, True):
+        fast = metametrics._inputs_normal_spa_draws(a, b, upper, human_upper, mid)(masks)
+        slow = _kernels._perm_both_spa_normal(a, b, masks, human_upper, mid)
+        np.testing.assert_allclose(fast, slow, rtol=0, atol=1e-12)
