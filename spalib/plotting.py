@@ -37,3 +37,15 @@ def pair_heatmap(ax, matrix, labels, *, title=None, cmap="RdBu", vmin=0.0, vmax=
                 ax.text(j, i, format(v, fmt), ha="center", va="center", fontsize=5.5,
                         color="white" if abs(v - (vmin + vmax) / 2) > 0.35 * (vmax - vmin) else "black")
     return image
+
+
+def style_ledger(ledger):
+    """A reproduction ledger (:func:`spalib.reproduction_ledger`) as a table: numbers to four
+    significant digits, missing ones as a dash, differences flagged by colour."""
+    colours = {"match": "#e6f4ea", "close": "#fff4d6"}
+
+    def row_colour(row):
+        colour = colours.get(row["status"], "#fde8e8" if row["status"].startswith("differs") else "")
+        return [f"background-color: {colour}" if colour else ""] * len(row)
+    numbers = ["published", "ours", "|difference|", "tolerance"]
+    return ledger.style.format("{:.4g}", subset=numbers, na_rep="—").apply(row_colour, axis=1)
