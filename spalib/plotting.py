@@ -5,7 +5,7 @@ from __future__ import annotations
 import matplotlib as mpl
 import seaborn as sns
 
-__all__ = ["set_book_style", "pair_heatmap"]
+__all__ = ["set_book_style", "pair_heatmap", "style_ledger"]
 
 
 def set_book_style() -> None:
