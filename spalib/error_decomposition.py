@@ -546,7 +546,8 @@ def perfect_annotator(scores, outputs, *, annotators=None, ddof: int = 1) -> Per
         half_squares, n_pairs = _different_annotator_pairs(scores[order], codes[order].astype(np.int64),
                                                            pd.factorize(annotators)[0][order].astype(np.int64), starts)
         if n_pairs == 0:
-            raise ValueError("no output is judged by two different annotators: the within-output variance cannot be estimated")
+            raise ValueError("no output is judged by two different annotators: "
+                             "the within-output variance cannot be estimated")
         within = half_squares / n_pairs
     total = scores.var(ddof=ddof)
     if within >= total:

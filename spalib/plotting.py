@@ -41,7 +41,8 @@ def pair_heatmap(ax, matrix, labels, *, title=None, cmap="RdBu", vmin=0.0, vmax=
 
 def style_ledger(ledger):
     """A reproduction ledger (:func:`spalib.reproduction_ledger`) as a table: numbers to four
-    significant digits, missing ones as a dash, differences flagged by colour."""
+    significant digits, missing ones as a dash, differences flagged by colour.
+    """
     colours = {"match": "#e6f4ea", "close": "#fff4d6"}
 
     def row_colour(row):

@@ -52,8 +52,9 @@ def reproduction_ledger(rows: pd.DataFrame) -> pd.DataFrame:
     numbers, text = _reproduction_ledger_iv(rows)
     difference = (numbers["ours"] - numbers["published"]).abs()
     tolerance = numbers["tolerance"]
+    within = difference <= tolerance + 1e-12                 # 1e-12: a difference that is 0.1 - 0.1
     status = np.select(
-        [numbers["ours"].isna(), tolerance.isna(), difference <= tolerance + 1e-12, difference <= 3 * tolerance + 1e-12],
+        [numbers["ours"].isna(), tolerance.isna(), within, difference <= 3 * tolerance + 1e-12],
         ["not public: " + text["note"], "different data: " + text["note"], "match", "close"],
         default="differs: " + text["note"])
     return pd.DataFrame({"published": numbers["published"], "ours": numbers["ours"], "|difference|": difference,
