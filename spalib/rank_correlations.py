@@ -219,7 +219,7 @@ def kendall_tau(human, metric, *, variant: str, epsilon: float = 0.0, grouping: 
 @dataclass(frozen=True)
 class TieCalibrationResult:
     """``epsilon``: the smallest tie threshold with the best statistic; ``statistic``: that best
-    value; ``epsilons`` and ``values``: the whole curve (0 and every distinct |difference|).
+    value; ``epsilons`` and ``values``: the whole curve (0 and every distinct ``|difference|``).
     """
 
     epsilon: float
