@@ -41,6 +41,16 @@ def reproduction_ledger(rows: pd.DataFrame) -> pd.DataFrame:
         (within the tolerance), "close" (within three tolerances), "differs: <note>", "different
         data: <note>" (no tolerance) or "not public: <note>".
 
+    Notes
+    -----
+    ``|difference| = |ours - published|``; a small slack of 1e-12 keeps decimal inputs such as
+    ``0.3 - 0.1`` within a tolerance of ``0.2``.  Nothing is dropped: a row without a published
+    number is an error, a row without ``ours`` is reported as not public.
+
+    References
+    ----------
+    The reproduction ledgers of the spa-book, one per chapter.
+
     Examples
     --------
     >>> rows = pd.DataFrame({"published": [0.97, 5.0], "ours": [0.9712, 7.0], "tolerance": [0.005, 0.0],

@@ -22,6 +22,6 @@ def code_cells(text: str) -> str:
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=[c.stem for c in CHAPTERS])
 def test_chapters_use_existing_spalib_names(chapter):
     code = code_cells(chapter.read_text(encoding="utf-8"))
-    for module, name in re.findall(r"\b(spalib|data)\.([A-Za-z_]\w*)", code):
+    for module, name in re.findall(r"(?<![/\w.])(spalib|data)\.([A-Za-z_]\w*)", code):   # not a file name
         owner = spalib if module == "spalib" else spalib.data
         assert hasattr(owner, name), f"{chapter.name} uses {module}.{name}, which does not exist"
