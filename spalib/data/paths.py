@@ -121,9 +121,11 @@ def download(name: str, root: Path | str | None = None, *, progress: bool = True
 
     Examples
     --------
-    >>> download("nope")  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ValueError: unknown dataset 'nope'; known: mt-metrics-eval-v2, wmt12, ...
+    >>> try:
+    ...     download("nope")
+    ... except ValueError as error:
+    ...     print(error)  # doctest: +ELLIPSIS
+    unknown dataset 'nope'; known: mt-metrics-eval-v2, wmt12, ...
     """
     if name not in DATASETS:
         raise ValueError(f"unknown dataset {name!r}; known: {', '.join(DATASETS)}")
