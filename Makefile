@@ -7,6 +7,10 @@ PY := $(VENV)/bin/python
 INSTALLED := $(VENV)/.installed
 # The execution cache sees only code cells, and Sphinx re-reads only edited pages: when the library
 # or the pins change, forget both so that every chapter runs again.
+# numba's OpenMP workers spin after a parallel region and steal the two cores from PERM-BOTH's BLAS
+# products (27% slower on WMT23 en-de); its own work queue does not spin.  The library leaves the
+# choice to its caller: the book, the tests, the CLI and the benchmarks choose it here and there.
+export NUMBA_THREADING_LAYER ?= workqueue
 LIB_HASH = $(shell cat requirements.txt pyproject.toml $$(find spalib -name '*.py' | sort) | sha256sum | cut -c1-16)
 
 .PHONY: book test data check-html clean help

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 from sacrebleu.metrics import BLEU, CHRF
 
+import _setup  # noqa: F401  (first: the threading layer)
 import spalib
 from spalib import data
 

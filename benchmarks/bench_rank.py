@@ -17,6 +17,7 @@ import argparse
 import numpy as np
 from bench_compare_metrics import numpy_perm_both_draw, timed
 
+import _setup  # noqa: F401  (first: the threading layer)
 import spalib
 from spalib import data
 

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+import _setup  # noqa: F401  (first: the threading layer)
 from spalib import data
 
 README_ARGS = ["--test-set", "wmt23", "--lp", "en-de", "--no-qe", "--stat", "spa", "pa",

@@ -22,6 +22,7 @@ import time
 import numpy as np
 import pandas as pd
 
+import _setup  # noqa: F401  (first: the threading layer)
 import spalib
 from spalib import data
 

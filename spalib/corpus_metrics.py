@@ -22,8 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-from spalib._corpus_kernels import CODE, N_STATS, score
-from spalib._validation import choice_iv
+from spalib._core.corpus_kernels import CODE, N_STATS, score
+from spalib._core.validation import choice_iv
 
 __all__ = ["CORPUS_METRICS", "segment_statistics", "corpus_score", "lower_is_better"]
 

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
-from spalib._validation import choice_iv, flag_iv, labels_iv, positive_int_iv, real_array_iv, real_iv
+from spalib._core.validation import choice_iv, flag_iv, labels_iv, positive_int_iv, real_array_iv, real_iv
 
 __all__ = ["williams_test", "fisher_z_test", "williams_matrix", "CorrelationTestResult", "WilliamsMatrix"]
 

@@ -25,9 +25,9 @@ import pandas as pd
 from numba import njit, prange
 from scipy import optimize, stats
 
-from spalib._validation import choice_iv, flag_iv, positive_int_iv, probability_iv, rng_iv
-from spalib._corpus_kernels import CODE, N_STATS, score
-from spalib._kernels import GOLDEN, mix64
+from spalib._core.validation import choice_iv, flag_iv, positive_int_iv, probability_iv, rng_iv
+from spalib._core.corpus_kernels import CODE, N_STATS, score
+from spalib._core.rng import GOLDEN, mix64
 from spalib.corpus_metrics import corpus_score, lower_is_better
 
 __all__ = [

@@ -14,9 +14,9 @@ import pandas as pd
 from scipy import special
 from tqdm import tqdm
 
-from spalib import _kernels, _rank_kernels
-from spalib._validation import (ALTERNATIVES, choice_iv, flag_iv, is_seed, labels_iv, positive_int_iv, probability_iv,
-                                real_array_iv, real_iv, rng_iv, score_matrix_iv, sums_iv)
+from spalib._core import meta, perm_both, rank_kernels, signs as sign_kernels
+from spalib._core.validation import (ALTERNATIVES, choice_iv, flag_iv, is_seed, labels_iv, positive_int_iv,
+                                     probability_iv, real_array_iv, real_iv, rng_iv, score_matrix_iv, sums_iv)
 from spalib.rank_correlations import _pairs_test_null, kendall_tau, tie_calibration
 from spalib.resampling import SignMatrix, draw_signs, pairwise_pvalues
 
@@ -106,7 +106,7 @@ def pairwise_accuracy(human_sys, metric_sys) -> float:
     0.5
     """
     h, m = _align_vectors(human_sys, metric_sys)
-    agree, pairs = _kernels._pairwise_agreement(h, m, 0.0)
+    agree, pairs = meta._pairwise_agreement(h, m, 0.0)
     if pairs == 0:
         raise ValueError("no system pair has human scores for both systems")
     return agree / pairs
@@ -371,12 +371,12 @@ def _pa_statistic(human, metrics, **_):
     # With equal segment counts, sums order systems as means do.  Hybrid totals are updated,
     # not re-summed: metric ties are judged within a float tolerance.
     human_sys = human.mean(axis=1)
-    tol = max(_kernels.tie_tolerance(m) for m in metrics.values())
-    stat = {n: _kernels._pairwise_agreement(human_sys, m.sum(axis=1), tol) for n, m in metrics.items()}
+    tol = max(sign_kernels.tie_tolerance(m) for m in metrics.values())
+    stat = {n: meta._pairwise_agreement(human_sys, m.sum(axis=1), tol) for n, m in metrics.items()}
 
     def pair_test(a, b, names):
-        args = (a.sum(axis=1), b.sum(axis=1), _kernels._subset_sums(b - a))
-        return lambda masks: _kernels._perm_both_pa(*args, masks, human_sys, tol)
+        args = (a.sum(axis=1), b.sum(axis=1), perm_both._subset_sums(b - a))
+        return lambda masks: perm_both._perm_both_pa(*args, masks, human_sys, tol)
     return {n: agree / pairs for n, (agree, pairs) in stat.items()}, pair_test
 
 
@@ -384,12 +384,12 @@ def _spa_normal_statistic(human, metrics, ties, mid, permutation, **_):
     """SPA with normal-limit p-values, and its PERM-BOTH (or PERM-INPUTS) draws."""
     upper = np.triu_indices(human.shape[0], 1)
     human_upper = pairwise_pvalues(human, method="normal", ties=ties)[upper]
-    scores = {n: _spa(human_upper, _kernels._normal_upper(m, mid)) for n, m in metrics.items()}
+    scores = {n: _spa(human_upper, sign_kernels._normal_upper(m, mid)) for n, m in metrics.items()}
 
     def pair_test(a, b, names):
         if permutation == "inputs":
             return _inputs_normal_spa_draws(a, b, upper, human_upper, mid)
-        return lambda masks: _kernels._perm_both_spa_normal(a, b, masks, human_upper, mid)
+        return lambda masks: perm_both._perm_both_spa_normal(a, b, masks, human_upper, mid)
     return scores, pair_test
 
 
@@ -435,17 +435,17 @@ def _spa_permutation_statistic(human, metrics, ties, mid, signs, spa_resamples, 
     upper = np.triu_indices(human.shape[0], 1)
     # PERM-BOTH hybrids are summed in float64 whatever the recipe: the packed signs serve both
     human_upper = pairwise_pvalues(human, signs=SignMatrix(human.shape[1], packed=signs.packed), ties=ties)[upper]
-    tol = max(_kernels.tie_tolerance(m) for m in metrics.values())
+    tol = max(sign_kernels.tie_tolerance(m) for m in metrics.values())
     sums = {}
     for n, m in metrics.items():
-        table = _kernels._byte_tables(m)
-        sums[n] = (_kernels._signed_sums(table, signs.packed), _kernels._observed_sums(table))
-    scores = {n: _kernels._spa_from_upper(human_upper, _kernels._pair_pvalues(*sums[n], mid, tol)) for n in metrics}
-    sign_bits = _kernels._unpack_bits(signs.packed, human.shape[1])
+        table = sign_kernels._byte_tables(m)
+        sums[n] = (sign_kernels._signed_sums(table, signs.packed), sign_kernels._observed_sums(table))
+    scores = {n: meta.spa_from_matrix(human_upper, sign_kernels._pair_pvalues(*sums[n], mid, tol)) for n in metrics}
+    sign_bits = sign_kernels._unpack_bits(signs.packed, human.shape[1])
 
     def pair_test(a, b, names):
         args = (*sums[names[0]], *sums[names[1]], b - a)
-        return lambda masks: _kernels._perm_both_spa_permutation(*args, masks, sign_bits, human_upper, mid, tol)
+        return lambda masks: perm_both._perm_both_spa_permutation(*args, masks, sign_bits, human_upper, mid, tol)
     return scores, pair_test
 
 
@@ -598,7 +598,7 @@ def _acc_eq_comparison(human, raw, swap_rng, n_resamples, progress, alternative,
               for n in names}
     n_systems, n_items = human.shape
     starts = np.arange(0, n_systems * n_items + 1, n_systems, dtype=np.int64)  # one group per item
-    agree = {n: _rank_kernels._pair_agreements(human.T.ravel(), raw[n].T.ravel(), starts, float(epsilons[n]))
+    agree = {n: rank_kernels._pair_agreements(human.T.ravel(), raw[n].T.ravel(), starts, float(epsilons[n]))
              for n in names}
     weight = agree[names[0]][1] / n_items
     order = sorted(names, key=lambda n: (-scores[n], n))

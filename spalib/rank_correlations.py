@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from spalib import _rank_kernels as _k
-from spalib._validation import ALTERNATIVES, choice_iv, labels_iv, positive_int_iv, real_array_iv, real_iv, rng_iv
+from spalib._core import rank_kernels as _k
+from spalib._core.validation import ALTERNATIVES, choice_iv, labels_iv, positive_int_iv, real_array_iv, real_iv, rng_iv
 from spalib.resampling import _sign_flip_null
 
 __all__ = ["kendall_tau", "tie_calibration", "pairs_permutation_test", "KendallResult", "TieCalibrationResult",

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from spalib import _kernels
-from spalib._validation import choice_iv, positive_int_iv, probability_iv, real_iv, rng_iv
+from spalib._core import bootstrap, meta, signs as sign_kernels
+from spalib._core.validation import choice_iv, positive_int_iv, probability_iv, real_iv, rng_iv
 from spalib.metametrics import (EarlyStopping, MetricComparison, _align_matrices, compare_metrics,
                                 significance_ranks)
 from spalib.rank_correlations import kendall_tau, tie_calibration
@@ -106,11 +106,11 @@ def metric_intervals(human_seg, metrics_seg: dict, *, statistic: str = "spa", co
     counts = np.bincount((draws + offsets).ravel(), minlength=n_resamples * n_segments)
     counts = counts.reshape(n_resamples, n_segments).astype(np.float64)
     if statistic == "spa":
-        samples = _kernels._bootstrap_spa_normal(human, metrics, counts, False)
+        samples = bootstrap._bootstrap_spa_normal(human, metrics, counts, False)
     elif statistic == "pa":
-        tol = max(_kernels.tie_tolerance(m) for m in metrics)
+        tol = max(sign_kernels.tie_tolerance(m) for m in metrics)
         metric_sums = np.stack([counts @ m.T for m in metrics])
-        samples = _kernels._bootstrap_pa(counts @ human.T, metric_sums, tol)
+        samples = bootstrap._bootstrap_pa(counts @ human.T, metric_sums, tol)
     else:
         per_item = np.stack([_item_accuracies(human, m, None if epsilons is None else epsilons[n])
                              for n, m in zip(names, metrics)])
@@ -458,7 +458,7 @@ def _added_metric_warnings(task: str, human: pd.DataFrame, metrics: dict, report
         frame = metrics[name]
         metric_sys = frame.mean(axis=1)
         r = float(np.corrcoef(human_sys, metric_sys)[0, 1])
-        pa = _kernels._pairwise_agreement(human_sys.to_numpy(), metric_sys.to_numpy(), 0.0)
+        pa = meta._pairwise_agreement(human_sys.to_numpy(), metric_sys.to_numpy(), 0.0)
         accuracy = pa[0] / pa[1]
         if r < 0 or accuracy < 0.5:
             out.append(f"{task}: {name} looks reversed (system-level r = {r:.2f}, PA = {accuracy:.2f}): "

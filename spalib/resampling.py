@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from spalib import _kernels
-from spalib._validation import choice_iv, is_seed, positive_int_iv, rng_iv, score_matrix_iv, sums_iv
+from spalib._core import signs as sign_kernels
+from spalib._core.validation import choice_iv, is_seed, positive_int_iv, rng_iv, score_matrix_iv, sums_iv
 
 __all__ = ["pairwise_pvalues", "draw_signs", "SignMatrix", "SIGN_RECIPES", "MAX_EXACT_SEGMENTS"]
 
@@ -80,7 +80,7 @@ class SignMatrix:
     def packed(self) -> np.ndarray:
         """The signs as bits, eight segments per byte."""
         if self._packed is None:
-            self._packed = _kernels._pack_signs(self.reference)
+            self._packed = sign_kernels._pack_signs(self.reference)
         return self._packed
 
     def as_bits(self) -> SignMatrix:
@@ -136,7 +136,7 @@ def draw_signs(n_resamples: int, n_segments: int, rng=None, *, signs: str = "bit
     n_resamples, n_segments, rng, signs = _draw_signs_iv(n_resamples, n_segments, rng, signs)
     if signs == "mtme":
         uniform = np.random.default_rng(rng).random((n_resamples, n_segments), dtype=np.float32)
-        _kernels._uniform_to_signs(uniform)  # in place, as the reference does with np.rint
+        sign_kernels._uniform_to_signs(uniform)  # in place, as the reference does with np.rint
         return SignMatrix(n_segments, reference=uniform)
     packed = rng.integers(0, 256, size=(n_resamples, (n_segments + 7) // 8), dtype=np.uint8)
     return SignMatrix(n_segments, packed=packed)
@@ -222,7 +222,7 @@ def pairwise_pvalues(scores, *, n_resamples: int = 1000, rng=None, signs="bits",
     if method == "normal":
         return _normal_pvalues(x, mid)
     if method == "exact":
-        sign_matrix = SignMatrix(x.shape[1], packed=_kernels._all_patterns(x.shape[1]))
+        sign_matrix = SignMatrix(x.shape[1], packed=sign_kernels._all_patterns(x.shape[1]))
     return _pvalues_from_signs(x, sign_matrix, mid)
 
 
@@ -230,10 +230,10 @@ def _pvalues_from_signs(x: np.ndarray, signs: SignMatrix, mid: bool) -> np.ndarr
     if signs.recipe == "mtme":
         x32 = x.astype(np.float32)
         null = np.ascontiguousarray((signs.reference @ x32.T).T)  # float32 matmul, as the reference
-        return _kernels._pair_pvalues(null, x32.sum(axis=1), mid, np.float32(0))
-    table = _kernels._byte_tables(x)
-    null = _kernels._signed_sums(table, signs.packed)
-    return _kernels._pair_pvalues(null, _kernels._observed_sums(table), mid, _kernels.tie_tolerance(x))
+        return sign_kernels._pair_pvalues(null, x32.sum(axis=1), mid, np.float32(0))
+    table = sign_kernels._byte_tables(x)
+    null = sign_kernels._signed_sums(table, signs.packed)
+    return sign_kernels._pair_pvalues(null, sign_kernels._observed_sums(table), mid, sign_kernels.tie_tolerance(x))
 
 
 def _sign_flip_null(values: np.ndarray, n_resamples: int, rng, method: str) -> tuple[np.ndarray, float, float]:
@@ -246,14 +246,15 @@ def _sign_flip_null(values: np.ndarray, n_resamples: int, rng, method: str) -> t
         if x.shape[1] > MAX_EXACT_SEGMENTS:
             raise ValueError(f"method='exact' enumerates 2**n sign patterns; n = {x.shape[1]} is over "
                              f"the limit of {MAX_EXACT_SEGMENTS}")
-        packed = _kernels._all_patterns(x.shape[1])
+        packed = sign_kernels._all_patterns(x.shape[1])
     else:
         packed = draw_signs(n_resamples, x.shape[1], rng).packed
-    table = _kernels._byte_tables(x)
-    return _kernels._signed_sums(table, packed)[0], float(_kernels._observed_sums(table)[0]), _kernels.tie_tolerance(x)
+    table = sign_kernels._byte_tables(x)
+    observed = float(sign_kernels._observed_sums(table)[0])
+    return sign_kernels._signed_sums(table, packed)[0], observed, sign_kernels.tie_tolerance(x)
 
 
 def _normal_pvalues(x: np.ndarray, mid: bool) -> np.ndarray:
     out = np.full((x.shape[0], x.shape[0]), np.nan)
-    out[np.triu_indices(x.shape[0], 1)] = _kernels._normal_upper(x, mid)
+    out[np.triu_indices(x.shape[0], 1)] = sign_kernels._normal_upper(x, mid)
     return out

@@ -14,9 +14,9 @@ import pytest
 
 from spalib import data
 from spalib.data.__main__ import main as cli_main
-import spalib._download
+import spalib.data._download
 import spalib.data.__main__
-from spalib._download import DatasetSource, RemoteFile, fetch, read_manifest, verify
+from spalib.data._download import DatasetSource, RemoteFile, fetch, read_manifest, verify
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):
@@ -114,7 +114,7 @@ def test_command_line_download_into_the_data_folder(server, tmp_path, monkeypatc
     make_release(served)
     toy = DatasetSource("mt-metrics-eval-v2", (RemoteFile(f"{base}/release.tgz", ".", unpack=True, strip=1),))
     monkeypatch.setitem(data.DATASETS, "mt-metrics-eval-v2", toy)
-    monkeypatch.setattr(spalib._download, "read_manifest", lambda: {"mt-metrics-eval-v2": {
+    monkeypatch.setattr(spalib.data._download, "read_manifest", lambda: {"mt-metrics-eval-v2": {
         "wmt23/sources/en-de.txt": hashlib.sha256(b"one\n").hexdigest()}})
     monkeypatch.setenv("SPALIB_DATA", str(tmp_path))
     assert cli_main(["ensure", "mt-metrics-eval-v2"]) == 0
@@ -205,7 +205,7 @@ def test_data_command_failures_are_one_line(server, tmp_path, monkeypatch, capsy
     monkeypatch.setitem(data.DATASETS, "mt-metrics-eval-v2", toy)
     sha = hashlib.sha256(b"one\n").hexdigest()
     manifest = {"mt-metrics-eval-v2": {"wmt23/sources/en-de.txt": sha, "wmt22/sources/zh-en.txt": sha}}
-    monkeypatch.setattr(spalib._download, "read_manifest", lambda: manifest)
+    monkeypatch.setattr(spalib.data._download, "read_manifest", lambda: manifest)
     monkeypatch.setattr(spalib.data.__main__, "read_manifest", lambda: manifest)
     monkeypatch.setenv("SPALIB_DATA", str(tmp_path))
     assert cli_main(["download", "mt-metrics-eval-v2", "--test-set", "wmt23"]) == 0

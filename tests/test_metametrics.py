@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import spalib
-from spalib import _kernels
+from spalib._core import perm_both, signs as sign_kernels
 from spalib.metametrics import significance_ranks
 from spalib.resampling import draw_signs, pairwise_pvalues
 
@@ -85,13 +85,13 @@ def test_perm_both_kernels_equal_recomputing_each_hybrid(n_segments):
     upper = np.triu_indices(5, 1)
     ph = pairwise_pvalues(human, signs=signs)[upper]
     masks = rng.integers(0, 256, size=(6, 5, (n_segments + 7) // 8), dtype=np.uint8)
-    sums = [(_kernels._signed_sums(t, signs.packed), _kernels._observed_sums(t))
-            for t in (_kernels._byte_tables(a), _kernels._byte_tables(b))]
+    sums = [(sign_kernels._signed_sums(t, signs.packed), sign_kernels._observed_sums(t))
+            for t in (sign_kernels._byte_tables(a), sign_kernels._byte_tables(b))]
     tol = 1e-11 * max(np.abs(a).sum(axis=1).max(), np.abs(b).sum(axis=1).max())
-    fast_a, fast_b = _kernels._perm_both_spa_permutation(
-        *sums[0], *sums[1], b - a, masks, _kernels._unpack_bits(signs.packed, n_segments), ph, False, tol)
-    normal_a, normal_b = _kernels._perm_both_spa_normal(a, b, masks, pairwise_pvalues(human, method="normal")[upper], False)
-    pa_a, pa_b = _kernels._perm_both_pa(a.sum(axis=1), b.sum(axis=1), _kernels._subset_sums(b - a), masks,
+    fast_a, fast_b = perm_both._perm_both_spa_permutation(
+        *sums[0], *sums[1], b - a, masks, sign_kernels._unpack_bits(signs.packed, n_segments), ph, False, tol)
+    normal_a, normal_b = perm_both._perm_both_spa_normal(a, b, masks, pairwise_pvalues(human, method="normal")[upper], False)
+    pa_a, pa_b = perm_both._perm_both_pa(a.sum(axis=1), b.sum(axis=1), perm_both._subset_sums(b - a), masks,
                                         human.mean(axis=1), tol)
     for t, swap in enumerate(masks):
         a2, b2 = hybrid(a, b, swap)
@@ -207,7 +207,8 @@ def test_compare_metrics_with_calibrated_acc_eq_equals_the_pairs_tests():
 
 
 def test_perm_inputs_normal_spa_by_matrix_products_equals_the_per_draw_kernel():
-    from spalib import _kernels, metametrics
+    from spalib import metametrics
+    from spalib._core import perm_both
     rng = np.random.default_rng(3)
     a, b = rng.normal(size=(5, 21)), rng.normal(size=(5, 21))
     b[:, 4] = a[:, 4]                                     # a segment where swapping changes nothing
@@ -217,7 +218,7 @@ def test_perm_inputs_normal_spa_by_matrix_products_equals_the_per_draw_kernel():
     masks = np.ascontiguousarray(np.broadcast_to(per_segment, (40, 5, 3)))
     for mid in (False, True):
         fast = metametrics._inputs_normal_spa_draws(a, b, upper, human_upper, mid)(masks)
-        slow = _kernels._perm_both_spa_normal(a, b, masks, human_upper, mid)
+        slow = perm_both._perm_both_spa_normal(a, b, masks, human_upper, mid)
         np.testing.assert_allclose(fast, slow, rtol=0, atol=1e-12)
 
 

@@ -13,7 +13,7 @@ from scipy import stats
 import spalib
 from conftest import output_per_thread_count
 from spalib import data
-from spalib._reference import reference_pvalues
+from mtme_reference import reference_pvalues
 from spalib.resampling import draw_signs, pairwise_pvalues
 
 A = [0.8, 0.9, 0.7, 1.0, 0.6]

@@ -17,7 +17,7 @@ source-error rows unless asked to drop them).
 
 from __future__ import annotations
 
-from spalib._download import DATASETS
+from spalib.data._download import DATASETS
 from spalib.data.mqm import MQM_WEIGHTS, mqm_weight, read_mqm_avg_seg_scores, read_mqm_tsv, score_mqm
 from spalib.data.mtme import (MTME_META, EvalSet, MetaInfo, MetricInputs, SegmentTask, complete_segments, from_long,
                               load_mtme, metric_inputs, read_seg_score_file, segment_task, write_metric_inputs,

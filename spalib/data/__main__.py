@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from spalib._download import DATASETS, manifest_under, read_manifest, verify
+from spalib.data._download import DATASETS, manifest_under, read_manifest, verify
 from spalib.data.paths import data_root, download, write_manifest
 from spalib.data.wmt import load_wmt_toen_da, prepare_statistics
 

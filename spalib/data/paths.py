@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from spalib._download import DATASETS, MANIFEST, fetch, file_sha256
+from spalib.data._download import DATASETS, MANIFEST, fetch, file_sha256
 from spalib.data._tables import resolve
 
 __all__ = ["DATA_ENV", "data_root", "dataset_path", "resolve_root", "download", "write_manifest"]
@@ -189,7 +189,7 @@ def write_manifest(root: Path, path: Path = MANIFEST) -> int:
     root : path
         A data folder holding every dataset.
     path : path
-        Where to write the manifest (default: ``spalib/data_manifest.tsv``).
+        Where to write the manifest (default: ``spalib/data/manifest.tsv``).
 
     Returns
     -------

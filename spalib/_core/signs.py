@@ -1,4 +1,6 @@
-"""Private numba kernels.  No validation here: the public wrappers check shapes and values.
+"""Sign-flip kernels: the paired permutation null of every system pair, its p-values, their
+normal limit.  No validation here: the public wrappers check
+shapes and values.
 
 Sign patterns are stored packed: ``packed[k, g]`` holds, in its bits 0..7, the signs of
 segments ``8g .. 8g+7`` in permutation ``k`` (bit set = +1, i.e. keep the pair as observed;
@@ -8,16 +10,9 @@ clear = -1, swap the two systems' outputs on that segment).
 from __future__ import annotations
 
 import math
-import os
 
-import numba
 import numpy as np
 from numba import njit, prange
-
-# OpenMP workers spin after a parallel region and steal the two cores from the BLAS products of
-# PERM-BOTH (27% slower on WMT23 en-de); numba's own work queue does not spin.
-if "NUMBA_THREADING_LAYER" not in os.environ:
-    numba.config.THREADING_LAYER = "workqueue"
 
 
 @njit(cache=True)
@@ -65,17 +60,6 @@ def _byte_tables(scores):
             for s in range(n_systems):
                 table[g, m, s] = low[m & 15, s] + high[m >> 4, s]
     return table
-
-
-GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-
-
-@njit(cache=True)
-def mix64(z):
-    """SplitMix64's finaliser: a bijective scramble of 64 bits (counter-based random numbers)."""
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
 
 
 def tie_tolerance(x: np.ndarray) -> float:
@@ -194,88 +178,9 @@ def _all_patterns(n_segments):
 # ``a'`` takes ``b``'s score where the bit is set, ``b'`` the reverse.  Draws run in parallel,
 # each alone, so the result does not depend on the thread count.
 
-
-@njit(cache=True)
-def _hybrids(a, b, swap):
-    a2 = a.copy()
-    b2 = b.copy()
-    n_systems, n_segments = a.shape
-    for s in range(n_systems):
-        for l in range(n_segments):
-            if (swap[s, l >> 3] >> (l & 7)) & 1:
-                a2[s, l] = b[s, l]
-                b2[s, l] = a[s, l]
-    return a2, b2
-
-
-@njit(cache=True)
-def _spa_from_upper(human_upper, p):
-    n = p.shape[0]
-    total = 0.0
-    idx = 0
-    for i in range(n):
-        for j in range(i + 1, n):
-            total += abs(human_upper[idx] - p[i, j])
-            idx += 1
-    return 1.0 - total / idx
-
-
-@njit(cache=True)
-def _subset_sums(diff):
-    """``table[s, g, m] = sum of diff[s, 8g + b] over the bits b set in m`` (plain, unsigned)."""
-    n_systems, n_segments = diff.shape
-    n_groups = (n_segments + 7) // 8
-    low = _lowest_bit()
-    table = np.zeros((n_systems, n_groups, 256))
-    for s in range(n_systems):
-        for g in range(n_groups):
-            for m in range(1, 256):
-                seg = 8 * g + low[m]
-                table[s, g, m] = table[s, g, m & (m - 1)] + (diff[s, seg] if seg < n_segments else 0.0)
-    return table
-
-
-def _perm_both_spa_permutation(null_a, obs_a, null_b, obs_b, diff, masks, sign_bits, human_upper, mid, tol):
-    """SPA of both hybrids for every draw, without rebuilding any null sum from scratch.
-
-    Moving cell (s, l) from ``a`` to ``b``'s value adds ``d = b - a`` to ``a``'s row; under sign
-    pattern k it adds ``sign_kl * d`` to the null sum, i.e. ``2 * [bit_kl] * d - d``.  Over all
-    moved cells that is ``2 * (B @ (W * d)) - sum(W * d)`` with ``B`` the K x L sign bits: one
-    float64 matrix product for a block of draws (BLAS does in it ~3x the work per second that
-    table look-ups do).  ``b``'s hybrid moves by the opposite amount.
-    """
-    n_draws, n_systems = masks.shape[:2]
-    moved = _unpack_bits(masks, diff.shape[1]) * diff  # draws x systems x segments
-    moved = moved.reshape(n_draws * n_systems, diff.shape[1])
-    shifts = moved @ sign_bits.T  # (draws * systems) x K; sign_bits is float64 0/1
-    return _spa_of_hybrids(null_a, obs_a, null_b, obs_b, shifts.reshape(n_draws, n_systems, -1),
-                           moved.sum(axis=1).reshape(n_draws, n_systems), human_upper, mid, tol)
-
-
 def _unpack_bits(packed, n_segments):
     """Packed bytes (..., groups) -> 0/1 float64 (..., n_segments), bit ``l & 7`` of byte ``l >> 3``."""
     return np.unpackbits(packed, axis=-1, bitorder="little")[..., :n_segments].astype(np.float64)
-
-
-@njit(cache=True, parallel=True)
-def _spa_of_hybrids(null_a, obs_a, null_b, obs_b, shifts, moved, human_upper, mid, tol):
-    n_draws = shifts.shape[0]
-    n_systems, n_perm = null_a.shape
-    out_a = np.empty(n_draws)
-    out_b = np.empty(n_draws)
-    for t in prange(n_draws):
-        hyb_a = np.empty((n_systems, n_perm))
-        hyb_b = np.empty((n_systems, n_perm))
-        ta = obs_a + moved[t]
-        tb = obs_b - moved[t]
-        for s in range(n_systems):
-            for k in range(n_perm):
-                shift = 2.0 * shifts[t, s, k] - moved[t, s]
-                hyb_a[s, k] = null_a[s, k] + shift
-                hyb_b[s, k] = null_b[s, k] - shift
-        out_a[t] = _spa_from_upper(human_upper, _pair_pvalues(hyb_a, ta, mid, tol))
-        out_b[t] = _spa_from_upper(human_upper, _pair_pvalues(hyb_b, tb, mid, tol))
-    return out_a, out_b
 
 
 @njit(cache=True)
@@ -310,90 +215,3 @@ def _weighted_normal_upper(x, weights, mid):
                 out[idx] = 0.5 * math.erfc(obs / math.sqrt(2.0 * ss))
             idx += 1
     return out
-
-
-@njit(cache=True, parallel=True)
-def _bootstrap_spa_normal(human, metrics, counts, mid):
-    """SPA (normal-limit p-values) of every metric on every bootstrap sample of segments;
-    ``counts[b, l]``: how often segment l is drawn in sample b.  Returns samples x metrics.
-    """
-    n_samples = counts.shape[0]
-    out = np.empty((n_samples, metrics.shape[0]))
-    for b in prange(n_samples):
-        weights = counts[b]
-        human_upper = _weighted_normal_upper(human, weights, mid)
-        for m in range(metrics.shape[0]):
-            metric_upper = _weighted_normal_upper(metrics[m], weights, mid)
-            out[b, m] = 1.0 - np.mean(np.abs(human_upper - metric_upper))
-    return out
-
-
-@njit(cache=True, parallel=True)
-def _bootstrap_pa(human_sums, metric_sums, tol):
-    """Pairwise accuracy of system totals on every bootstrap sample: ``human_sums`` is samples x
-    systems, ``metric_sums`` metrics x samples x systems.  Returns samples x metrics.
-    """
-    n_metrics, n_samples, _ = metric_sums.shape
-    out = np.empty((n_samples, n_metrics))
-    for b in prange(n_samples):
-        for m in range(n_metrics):
-            agree, pairs = _pairwise_agreement(human_sums[b], metric_sums[m, b], tol)
-            out[b, m] = agree / pairs
-    return out
-
-
-@njit(cache=True, parallel=True)
-def _perm_both_spa_normal(a, b, masks, human_upper, mid):
-    n_draws = masks.shape[0]
-    out_a = np.empty(n_draws)
-    out_b = np.empty(n_draws)
-    for t in prange(n_draws):
-        a2, b2 = _hybrids(a, b, masks[t])
-        out_a[t] = 1.0 - np.mean(np.abs(human_upper - _normal_upper(a2, mid)))
-        out_b[t] = 1.0 - np.mean(np.abs(human_upper - _normal_upper(b2, mid)))
-    return out_a, out_b
-
-
-@njit(cache=True)
-def _pairwise_agreement(human, metric, tol):
-    """Pairwise accuracy of system-level vectors: sign agreement, sign(0) = 0; NaN human skipped.
-    Metric differences within ``tol`` count as ties (0 = exact, as the reference).
-    """
-    n = human.shape[0]
-    agree = 0
-    pairs = 0
-    for i in range(n):
-        for j in range(i + 1, n):
-            if np.isnan(human[i]) or np.isnan(human[j]):
-                continue
-            pairs += 1
-            d = metric[i] - metric[j]
-            metric_sign = 0.0 if abs(d) <= tol else np.sign(d)
-            if np.sign(human[i] - human[j]) == metric_sign:
-                agree += 1
-    return agree, pairs
-
-
-@njit(cache=True, parallel=True)
-def _perm_both_pa(sum_a, sum_b, diff_sums, masks, human_sys, tol):
-    """Pairwise accuracy of both hybrids' system means: only each system's total moves, by the
-    sum of the swapped cells' differences (subset-sum look-ups, 8 cells at a time).
-    """
-    n_draws = masks.shape[0]
-    n_systems, n_groups, _ = diff_sums.shape
-    out_a = np.empty(n_draws)
-    out_b = np.empty(n_draws)
-    for t in prange(n_draws):
-        ta = sum_a.copy()
-        tb = sum_b.copy()
-        for s in range(n_systems):
-            moved = 0.0
-            for g in range(n_groups):
-                moved += diff_sums[s, g, masks[t, s, g]]
-            ta[s] += moved
-            tb[s] -= moved
-        agree_a, pairs = _pairwise_agreement(human_sys, ta, tol)
-        agree_b, _ = _pairwise_agreement(human_sys, tb, tol)
-        out_a[t] = agree_a / pairs
-        out_b[t] = agree_b / pairs
-    return out_a, out_b

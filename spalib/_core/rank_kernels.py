@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from spalib._kernels import GOLDEN, mix64
+from spalib._core.rng import GOLDEN, mix64
 
 # Pair classes: concordant, discordant, tied in the human scores only, in the metric only, in both.
 C, D, TH, TM, THM = 0, 1, 2, 3, 4

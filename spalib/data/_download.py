@@ -5,7 +5,7 @@ it.  Every dataset is a list of files (or tarballs to unpack) at fixed, commit-p
 addresses (with mirrors where a release moved).  Files are downloaded into a temporary folder
 beside the destination and checked: size against ``Content-Length``, the SHA-256 where the
 registry records one, and, after unpacking, the content of every file the book reads against
-the SHA-256 manifest ``data_manifest.tsv`` (which also catches a response cut off without a
+the SHA-256 manifest ``manifest.tsv`` (which also catches a response cut off without a
 ``Content-Length``).  Only then is the folder given ordinary permissions and moved into place
 with one atomic ``os.replace``: a failed download never leaves a half-filled dataset behind.
 """
@@ -71,7 +71,7 @@ def _github(repo: str, commit: str, path: str, dest: str | None = None, **kw) ->
     return RemoteFile(f"https://raw.githubusercontent.com/{repo}/{commit}/{path}", dest or path, **kw)
 
 
-MANIFEST = Path(__file__).with_name("data_manifest.tsv")
+MANIFEST = Path(__file__).with_name("manifest.tsv")
 
 
 def read_manifest(path: Path = MANIFEST) -> dict[str, dict[str, str]]:
@@ -128,7 +128,7 @@ def fetch(source: DatasetSource, root: Path, *, progress: bool = True, timeout: 
     """Download ``source`` into ``root / source.name`` and return that folder.
 
     ``manifest`` maps paths inside the dataset to the SHA-256 their content must have (default:
-    the entries of ``data_manifest.tsv`` for this dataset).  ``mirror`` (default: the
+    the entries of ``manifest.tsv`` for this dataset).  ``mirror`` (default: the
     ``SPALIB_MIRROR`` environment variable) is tried before the official addresses.  ``keep``
     names the top-level folders of the dataset to install (e.g. ``("wmt23",)``): the rest is
     deleted after the download is verified, and only the manifest entries under them are
