@@ -35,7 +35,7 @@ def main():
     for lp, task in tasks.items():
         print(f"    {lp}: {task.human.shape[0]} systems, {task.human.shape[1]} segments, {len(task.metrics)} metrics")
     few = {lp: (t.human, {m: t.metrics[m] for m in ("BLEU", "COMET")}) for lp, t in tasks.items()}
-    spalib.rank_metrics(few, n_resamples=5, spa_resamples=10, n_bootstrap=5, rng=4, signs="mtme")  # compile
+    spalib.rank_metrics(few, n_resamples=5, spa_resamples=10, interval_resamples=5, rng=4, signs="mtme")  # compile
 
     ranking, t_rank = timed("rank_metrics: SPA and PA, k = 1,000, K = 1,000, intervals, average",
                             lambda: spalib.rank_metrics(tasks, statistics=("spa", "pa"), n_resamples=1000,
@@ -53,7 +53,7 @@ def main():
     two = {"en-de": (task.human, dict(list(task.metrics.items())[:2]))}
     _, t_pair = timed("spalib, 1,000 SPA draws of one en-de pair",
                       lambda: spalib.rank_metrics(two, statistics="spa", n_resamples=1000, rng=4, signs="mtme",
-                                                  n_bootstrap=0))
+                                                  interval_resamples=0))
     print(f"per draw: NumPy {1e3 * t_numpy / 20:.2f} ms, spalib {1e3 * t_pair / 1000:.3f} ms "
           f"-> {(t_numpy / 20) / (t_pair / 1000):.0f}x")
     print(ranking.to_string("text")[:1200])

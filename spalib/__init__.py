@@ -7,6 +7,11 @@ significance clusters, bootstrap intervals and rankings averaged over tasks in
 bias-variance-noise decomposition of system-level pairwise error (with corpus BLEU, chrF and TER
 recomputed from sacrebleu statistics in :mod:`spalib.corpus_metrics`), with readers for the
 published WMT data in :mod:`spalib.data`.
+
+Where each paper's method lives is tabled in the README and at the top of the API page.  Private
+code is in :mod:`spalib._core` (validation, random streams, the resampling engine, numba kernels).
+numba's threading layer is left to the caller: the Makefile, the ``spalib`` command and the
+benchmarks choose the work queue, whose workers do not spin after a parallel region.
 """
 
 from spalib.correlation_tests import (
@@ -16,18 +21,9 @@ from spalib.correlation_tests import (
     williams_matrix,
     williams_test,
 )
-from spalib.error_decomposition import (
-    ErrorDecomposition,
-    PairLabels,
-    PerfectAnnotator,
-    SystemBootstrap,
-    bootstrap_system_scores,
-    decompose_pairwise_error,
-    judgements_for_power,
-    pair_labels,
-    perfect_annotator,
-    system_pairs,
-)
+from spalib.annotators import PerfectAnnotator, judgements_for_power, perfect_annotator
+from spalib.bootstrap import PairLabels, SystemBootstrap, bootstrap_system_scores, pair_labels, system_pairs
+from spalib.error_decomposition import ErrorDecomposition, decompose_pairwise_error
 from spalib.metametrics import (
     WMT_EARLY_STOPPING,
     EarlyStopping,
@@ -37,6 +33,7 @@ from spalib.metametrics import (
     pairwise_accuracy,
     significance_ranks,
     soft_pairwise_accuracy,
+    spa_from_pvalues,
 )
 from spalib.reproduction import reproduction_ledger
 from spalib.rank_correlations import (
@@ -52,7 +49,8 @@ from spalib.resampling import SIGN_RECIPES, SignMatrix, draw_signs, pairwise_pva
 
 __all__ = [
     "pairwise_pvalues", "draw_signs", "SignMatrix", "SIGN_RECIPES",
-    "pairwise_accuracy", "soft_pairwise_accuracy", "compare_metrics", "significance_ranks", "MetricComparison",
+    "pairwise_accuracy", "soft_pairwise_accuracy", "spa_from_pvalues", "compare_metrics", "significance_ranks",
+    "MetricComparison",
     "SoftPairwiseAccuracyResult", "EarlyStopping", "WMT_EARLY_STOPPING",
     "williams_test", "fisher_z_test", "williams_matrix", "CorrelationTestResult", "WilliamsMatrix",
     "kendall_tau", "tie_calibration", "pairs_permutation_test", "KendallResult", "TieCalibrationResult",

@@ -120,7 +120,8 @@ def _rank(args) -> int:
         es = data.load_mtme(args.test_set, lp)
         extra = {name: Path(str(path).replace("{lp}", lp)) for name, path in args.add}
         task = data.segment_task(es, human=args.human, reference_free=not args.no_qe, primary_only=args.primary_only,
-                                 extra_metrics=extra, lower_is_better=args.lower_is_better, basenames=True)
+                                 extra_metrics=extra, lower_is_better_metrics=args.lower_is_better,
+                                 basenames=True)
         print(task_summary(task.report), file=sys.stderr)
         report = task.report
         for name, info in report["extra_metrics"].items():
@@ -131,7 +132,7 @@ def _rank(args) -> int:
         tasks[lp] = task
     start = time.perf_counter()
     ranking = rank_metrics(tasks, statistics=args.stat, n_resamples=args.k, rng=args.seed, signs=args.signs,
-                           spa_resamples=args.spa_resamples, n_bootstrap=args.bootstrap,
+                           spa_resamples=args.spa_resamples, interval_resamples=args.bootstrap,
                            early_stopping=WMT_EARLY_STOPPING if args.wmt_early_stopping else None,
                            progress=not args.quiet)
     print(f"ranked in {time.perf_counter() - start:.1f} s", file=sys.stderr)

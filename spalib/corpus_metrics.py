@@ -21,29 +21,30 @@ from multiprocessing import get_context
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from spalib._core.corpus_kernels import CODE, N_STATS, score
-from spalib._core.validation import choice_iv
+from spalib._core.validation import choice_iv, flag_iv, positive_int_iv, real_array_iv
 
-__all__ = ["CORPUS_METRICS", "segment_statistics", "corpus_score", "lower_is_better"]
+__all__ = ["CORPUS_METRICS", "segment_statistics", "corpus_score", "is_lower_better"]
 
 CORPUS_METRICS = ("bleu", "chrf", "ter")
 """The sacrebleu metrics whose corpus score is a function of summed segment statistics."""
 
 
-
-def lower_is_better(metric: str) -> bool:
+def is_lower_better(metric: str) -> bool:
     """Whether smaller values of ``metric`` are better.
 
     Parameters
     ----------
-    metric : str
-        A metric name.
+    metric : {"bleu", "chrf", "ter"}
+        A corpus metric.
 
     Returns
     -------
     bool
-        True for error rates (TER).
+        True for error rates (TER).  (``SystemBootstrap.lower_is_better`` and the
+        ``lower_is_better`` arguments are this answer as a bool.)
 
     Notes
     -----
@@ -55,14 +56,31 @@ def lower_is_better(metric: str) -> bool:
 
     Examples
     --------
-    >>> lower_is_better("ter"), lower_is_better("bleu")
+    >>> is_lower_better("ter"), is_lower_better("bleu")
     (True, False)
     """
-    return metric == "ter"
+    return _check_metric(metric) == "ter"
 
 
 def _check_metric(metric: str) -> str:
     return choice_iv(metric, "metric", CORPUS_METRICS)
+
+
+def _texts_iv(texts, name: str) -> list[str]:
+    """One text per segment: a sequence of str, none missing (a missing text is not the text "nan")."""
+    if isinstance(texts, (str, bytes)):
+        raise TypeError(f"`{name}` must be a sequence of texts, one per segment; got a single "
+                        f"{type(texts).__name__} (wrap one text in a list)")
+    try:
+        texts = list(texts)
+    except TypeError:
+        raise TypeError(f"`{name}` must be a sequence of texts, one per segment; got {type(texts).__name__}") from None
+    for k, text in enumerate(texts):
+        if not isinstance(text, str):
+            if pd.api.types.is_scalar(text) and pd.isna(text):
+                raise ValueError(f"`{name}` has a missing text at position {k} ({text!r})")
+            raise TypeError(f"`{name}` must hold texts (str); position {k} is {type(text).__name__} {text!r}")
+    return texts
 
 
 def _sacrebleu_metric(metric: str):
@@ -120,7 +138,9 @@ def segment_statistics(metric: str, hypotheses, references, *, cache: bool = Tru
     import sacrebleu
 
     metric = _check_metric(metric)
-    hypotheses, references = [str(h) for h in hypotheses], [str(r) for r in references]
+    hypotheses, references = _texts_iv(hypotheses, "hypotheses"), _texts_iv(references, "references")
+    cache = flag_iv(cache, "cache")
+    n_jobs = None if n_jobs is None else positive_int_iv(n_jobs, "n_jobs")
     if len(hypotheses) != len(references):
         raise ValueError(f"{len(hypotheses)} hypotheses but {len(references)} references")
     if not hypotheses:
@@ -186,11 +206,11 @@ def corpus_score(metric: str, statistics) -> float | np.ndarray:
     25.0
     """
     metric = _check_metric(metric)
-    stats = np.asarray(statistics, dtype=np.float64)
-    if stats.ndim not in (1, 2) or stats.shape[-1] != N_STATS[metric]:
+    stats = real_array_iv(statistics, "statistics", ndim=(1, 2))
+    if stats.shape[-1] != N_STATS[metric]:
         raise ValueError(f"`statistics` for {metric} must have {N_STATS[metric]} columns; got shape {stats.shape}")
-    if not np.isfinite(stats).all() or (stats < 0).any():
-        raise ValueError("`statistics` must be finite and non-negative")
+    if (stats < 0).any():
+        raise ValueError("`statistics` are counts and must be non-negative")
     rows = np.atleast_2d(stats)
     out = np.array([score(rows[i], CODE[metric]) for i in range(len(rows))])
     return float(out[0]) if stats.ndim == 1 else out

@@ -12,75 +12,27 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 from scipy import special
-from tqdm import tqdm
 
-from spalib._core import meta, perm_both, rank_kernels, signs as sign_kernels
-from spalib._core.validation import (ALTERNATIVES, choice_iv, flag_iv, is_seed, labels_iv, positive_int_iv,
-                                     probability_iv, real_array_iv, real_iv, rng_iv, score_matrix_iv, sums_iv)
-from spalib.rank_correlations import _pairs_test_null, kendall_tau, tie_calibration
+from spalib._core import engine, meta, perm_both, rank_kernels, signs as sign_kernels
+from spalib._core.align import align_matrices, align_metrics, align_vectors
+from spalib._core.sign_matrix import signs_arguments_iv
+from spalib._core.validation import (ALTERNATIVES, choice_iv, flag_iv, positive_int_iv, probability_iv,
+                                     real_array_iv, real_iv, rescaled, sums_iv)
+from spalib.rank_correlations import kendall_tau, tie_calibration
 from spalib.resampling import SignMatrix, draw_signs, pairwise_pvalues
 
-__all__ = ["pairwise_accuracy", "soft_pairwise_accuracy", "compare_metrics", "significance_ranks",
-           "MetricComparison", "SoftPairwiseAccuracyResult", "EarlyStopping", "WMT_EARLY_STOPPING"]
-
-
-# --- alignment -----------------------------------------------------------------------------------
-
-def _align_vectors(human, metric) -> tuple[np.ndarray, np.ndarray]:
-    """Two system-level vectors, aligned by system name when both are pandas Series."""
-    if isinstance(human, pd.Series) != isinstance(metric, pd.Series):
-        raise TypeError("give `human` and `metric` both as pandas Series (aligned by system name) "
-                        "or both as arrays in the same system order")
-    if isinstance(human, pd.Series):
-        _check_same_systems(human.index, metric.index)
-        metric = metric.loc[human.index]
-    h = real_array_iv(human, "human", allow_nan=True)
-    m = real_array_iv(metric, "metric", allow_nan=True)
-    if h.ndim != 1 or h.shape != m.shape:
-        raise ValueError(f"`human` and `metric` must be 1-D of equal length; got {h.shape} and {m.shape}")
-    if np.isnan(m).any():
-        raise ValueError(f"`metric` has {int(np.isnan(m).sum())} missing system score(s)")
-    return h, m
-
-
-def _check_same_systems(human_index, metric_index) -> None:
-    labels_iv(human_index, "human systems")
-    labels_iv(metric_index, "metric systems")
-    missing = sorted(set(human_index) - set(metric_index))
-    extra = sorted(set(metric_index) - set(human_index))
-    if missing or extra:
-        raise ValueError(f"human and metric scores cover different systems: the metric lacks {missing}, "
-                         f"has extra {extra}")
-
-
-def _align_matrices(human, metric, name: str = "metric") -> tuple[np.ndarray, np.ndarray, list]:
-    """Two systems x segments matrices, aligned by system (sorted: a canonical order) and segment."""
-    if isinstance(human, pd.DataFrame) != isinstance(metric, pd.DataFrame):
-        raise TypeError(f"give `human` and `{name}` both as DataFrames (systems x segments) or both as arrays")
-    if isinstance(human, pd.DataFrame):
-        _check_same_systems(human.index, metric.index)
-        if not human.columns.equals(metric.columns):
-            raise ValueError(f"human and {name} scores cover different segments (columns); select the "
-                             "same complete segments for both, e.g. with spalib.data.complete_segments")
-        systems = sorted(human.index)
-        human, metric = human.loc[systems], metric.loc[systems]
-    else:
-        systems = list(range(np.shape(human)[0]))
-    h = score_matrix_iv(human, "human")
-    m = score_matrix_iv(metric, name)
-    if h.shape != m.shape:
-        raise ValueError(f"`human` has shape {h.shape}, `{name}` {m.shape}")
-    return h, m, systems
-
+__all__ = ["pairwise_accuracy", "soft_pairwise_accuracy", "spa_from_pvalues", "compare_metrics",
+           "significance_ranks", "MetricComparison", "SoftPairwiseAccuracyResult", "EarlyStopping",
+           "WMT_EARLY_STOPPING"]
 
 # --- the two meta-metrics ------------------------------------------------------------------------
 
-def pairwise_accuracy(human_sys, metric_sys) -> float:
+def pairwise_accuracy(human, metric) -> float:
     """Share of system pairs that the metric orders as the humans do.
 
     Parameters
     ----------
-    human_sys, metric_sys : array_like or Series
+    human, metric : array_like or Series
         System-level scores (higher = better), in the same system order, or two Series aligned by
         system name.  NaN marks a missing human score; inf is an error.
 
@@ -105,7 +57,7 @@ def pairwise_accuracy(human_sys, metric_sys) -> float:
     >>> pairwise_accuracy([1, 2, 3, 3, 4], [1, 1, 2, 1, 2])
     0.5
     """
-    h, m = _align_vectors(human_sys, metric_sys)
+    h, m = align_vectors(human, metric)
     agree, pairs = meta._pairwise_agreement(h, m, 0.0)
     if pairs == 0:
         raise ValueError("no system pair has human scores for both systems")
@@ -132,19 +84,91 @@ class SoftPairwiseAccuracyResult:
     metric_pvalues: np.ndarray
     systems: list
 
+    def subset(self, systems) -> SoftPairwiseAccuracyResult:
+        """SPA over the pairs of some of the systems, from the p-values already computed.
 
-def _spa(human_upper: np.ndarray, metric_upper: np.ndarray) -> float:
-    """SPA from the upper triangles of the two p-value matrices (Thompson et al. 2024, eq. 1)."""
+        Parameters
+        ----------
+        systems : sequence
+            At least two of :attr:`systems` (labels, or positions for array input).
+
+        Returns
+        -------
+        SoftPairwiseAccuracyResult
+            The same p-values restricted to those systems (kept in the order of :attr:`systems`)
+            and their SPA, :func:`spa_from_pvalues`.
+        """
+        wanted = list(systems)
+        unknown = [s for s in wanted if s not in self.systems]
+        if unknown:
+            raise ValueError(f"`systems` names systems the result does not have: {unknown[:5]}")
+        if len(set(wanted)) != len(wanted) or len(wanted) < 2:
+            raise ValueError("`systems` must name at least two different systems")
+        keep = [i for i, s in enumerate(self.systems) if s in set(wanted)]
+        human, metric = self.human_pvalues[np.ix_(keep, keep)], self.metric_pvalues[np.ix_(keep, keep)]
+        return SoftPairwiseAccuracyResult(spa_from_pvalues(human, metric), human, metric,
+                                          [self.systems[i] for i in keep])
+
+
+def _spa_of_uppers(human_upper: np.ndarray, metric_upper: np.ndarray) -> float:
+    # numpy's pairwise mean, as mt-metrics-eval sums (the kernels sum in order: meta.spa_of_uppers)
     return float(1.0 - np.mean(np.abs(human_upper - metric_upper)))
 
 
-def soft_pairwise_accuracy(human_seg, metric_seg, *, n_resamples: int = 1000, rng=None, signs="bits",
+def spa_from_pvalues(human_pvalues, metric_pvalues) -> float:
+    """Soft Pairwise Accuracy from the human and the metric p-value matrices.
+
+    Parameters
+    ----------
+    human_pvalues, metric_pvalues : array_like, shape (S, S)
+        ``P[i, j]`` (``i < j``): the p-value that system ``i`` is better than system ``j``, as
+        :func:`spalib.pairwise_pvalues` returns them; only the upper triangles are read, and
+        they must be p-values (in [0, 1], no NaN).
+
+    Returns
+    -------
+    float
+        ``1 - mean_{i<j} |P^h[i, j] - P^m[i, j]|``.
+
+    Notes
+    -----
+    The mean is numpy's (pairwise summation), so that SPA equals mt-metrics-eval's to the last
+    bit for the same p-values.  :meth:`SoftPairwiseAccuracyResult.subset` restricts a result to
+    some of its systems with it.
+
+    References
+    ----------
+    Thompson, B. et al. (2024). Improving statistical significance in human evaluation of
+    automatic metrics via Soft Pairwise Accuracy. WMT. Equation 1.
+
+    Examples
+    --------
+    >>> human = [[np.nan, 0.01, 0.20], [np.nan, np.nan, 0.40], [np.nan] * 3]
+    >>> metric = [[np.nan, 0.05, 0.10], [np.nan, np.nan, 0.90], [np.nan] * 3]
+    >>> round(spa_from_pvalues(human, metric), 4)
+    0.7867
+    """
+    uppers = []
+    for name, matrix in (("human_pvalues", human_pvalues), ("metric_pvalues", metric_pvalues)):
+        p = real_array_iv(matrix, name, allow_nan=True, ndim=2)
+        if p.shape[0] != p.shape[1] or p.shape[0] < 2:
+            raise ValueError(f"`{name}` must be a square matrix of at least 2 systems; got shape {p.shape}")
+        upper = p[np.triu_indices(p.shape[0], 1)]
+        if np.isnan(upper).any() or (upper < 0).any() or (upper > 1).any():
+            raise ValueError(f"`{name}` must hold p-values in [0, 1] above the diagonal")
+        uppers.append(upper)
+    if uppers[0].shape != uppers[1].shape:
+        raise ValueError("`human_pvalues` and `metric_pvalues` cover different numbers of systems")
+    return _spa_of_uppers(*uppers)
+
+
+def soft_pairwise_accuracy(human, metric, *, n_resamples: int = 1000, rng=None, signs="bits",
                            method: str = "permutation", ties: str = "ge") -> SoftPairwiseAccuracyResult:
     """Soft Pairwise Accuracy: how closely the metric's p-values follow the humans'.
 
     Parameters
     ----------
-    human_seg, metric_seg : DataFrame or array_like, systems x segments
+    human, metric : DataFrame or array_like, systems x segments
         Complete segment scores.  DataFrames are aligned by system name (and must have the same
         segment columns); systems are put in sorted order, so that the result does not depend on
         the order they were listed in.
@@ -157,7 +181,8 @@ def soft_pairwise_accuracy(human_seg, metric_seg, *, n_resamples: int = 1000, rn
         gives mt-metrics-eval's SPA for that seed (its default is 4).  One sign matrix serves
         both the human and the metric p-values.
     method : {"permutation", "normal", "exact"}
-        How the p-values are computed (:func:`spalib.pairwise_pvalues`).
+        How the p-values are computed (:func:`spalib.pairwise_pvalues`).  Every argument is
+        checked whatever the method uses of it.
     ties : {"ge", "mid"}
         Null values equal to the observed one count fully, or one half.
 
@@ -167,7 +192,8 @@ def soft_pairwise_accuracy(human_seg, metric_seg, *, n_resamples: int = 1000, rn
 
     Notes
     -----
-    ``SPA = 1 - mean_{i<j} |P^h[i, j] - P^m[i, j]|`` over the ``S(S-1)/2`` system pairs.
+    ``SPA = 1 - mean_{i<j} |P^h[i, j] - P^m[i, j]|`` over the ``S(S-1)/2`` system pairs
+    (:func:`spa_from_pvalues`).
 
     References
     ----------
@@ -179,14 +205,16 @@ def soft_pairwise_accuracy(human_seg, metric_seg, *, n_resamples: int = 1000, rn
     >>> soft_pairwise_accuracy([[1, 2, 3], [2, 3, 4]], [[2, 2, 4], [1, 3, 5]], rng=4, signs="mtme").statistic
     0.872
     """
-    h, m, systems = _align_matrices(human_seg, metric_seg)
     method = choice_iv(method, "method", ("permutation", "normal", "exact"))
+    ties = choice_iv(ties, "ties", ("ge", "mid"))
+    n_resamples, rng, signs = signs_arguments_iv(n_resamples, rng, signs)
+    h, m, systems = align_matrices(human, metric)
     if method == "permutation" and not isinstance(signs, SignMatrix):
-        signs = draw_signs(n_resamples, h.shape[1], rng, signs=signs)
+        signs = draw_signs(n_resamples, h.shape[1], rng=rng, signs=signs)
     kw = dict(method=method, ties=ties, signs=signs, n_resamples=n_resamples, rng=None)
     ph, pm = pairwise_pvalues(h, **kw), pairwise_pvalues(m, **kw)
     upper = np.triu_indices(h.shape[0], 1)
-    return SoftPairwiseAccuracyResult(_spa(ph[upper], pm[upper]), ph, pm, systems)
+    return SoftPairwiseAccuracyResult(_spa_of_uppers(ph[upper], pm[upper]), ph, pm, systems)
 
 
 # --- significance of metric differences ----------------------------------------------------------
@@ -228,6 +256,9 @@ def significance_ranks(pvalues, alpha: float = 0.05) -> np.ndarray:
     p = real_array_iv(pvalues, "pvalues", allow_nan=True, ndim=2)
     if p.shape[0] != p.shape[1]:
         raise ValueError(f"`pvalues` must be a square matrix; got shape {p.shape}")
+    upper = p[np.triu_indices(p.shape[0], 1)]
+    if np.isnan(upper).any() or (upper < 0).any() or (upper > 1).any():
+        raise ValueError("`pvalues` must hold p-values in [0, 1] above the diagonal")
     alpha = probability_iv(alpha, "alpha")
     ranks = np.empty(p.shape[0], dtype=int)
     rank, start = 1, 0
@@ -269,10 +300,10 @@ class MetricComparison:
 
     Attributes
     ----------
-    statistic : str
-        ``"spa"``, ``"pa"`` or ``"acc_eq"``.
+    meta_metric : str
+        ``"spa"``, ``"pa"`` or ``"acc_eq"`` (``"average"`` for :func:`spalib.average_comparisons`).
     scores : Series
-        Each metric's statistic, best first (ties broken by name).
+        Each metric's meta-metric, best first (ties broken by name).
     pvalues : DataFrame
         ``pvalues.iloc[i, j]`` (``i < j``): PERM-BOTH p-value that the row metric is better than
         the column metric; NaN elsewhere.
@@ -284,13 +315,14 @@ class MetricComparison:
     alpha : float
         The significance level of the ranks.
     settings : dict
-        The arguments that produced the comparison.
+        The arguments that produced the comparison, and ``"seed"``: what reproduces its random
+        streams (an int seed, or a Generator's seed-sequence entropy and spawn key).
     null_distributions : dict
         ``null_distributions[(better, worse)]``: the draws of ``stat(better') - stat(worse')``
         behind ``pvalues`` (what :func:`spalib.average_comparisons` combines across tasks).
     """
 
-    statistic: str
+    meta_metric: str
     scores: pd.Series
     pvalues: pd.DataFrame
     draws: pd.DataFrame
@@ -314,83 +346,184 @@ class MetricComparison:
 
         Use pandas for a paper: ``comparison.table().to_latex(index=False)`` or ``.to_markdown()``.
         """
-        return pd.DataFrame({"metric": self.scores.index, self.statistic: self.scores.to_numpy(),
+        return pd.DataFrame({"metric": self.scores.index, self.meta_metric: self.scores.to_numpy(),
                              "rank": self.ranks.to_numpy()})
 
 
-def _compare_metrics_iv(human_seg, metrics_seg, statistic, n_resamples, rng, signs, spa_resamples, spa_method,
-                        ties, permutation, early_stopping, alpha, progress, alternative):
-    statistic = choice_iv(statistic, "statistic", ("spa", "pa", "acc_eq"))
+@dataclass(frozen=True)
+class _Plan:
+    """Everything :func:`compare_metrics` was asked, checked, with the aligned scores."""
+
+    human: np.ndarray
+    metrics: dict            # z-scored, for PERM-BOTH
+    raw: dict                # as given (acc_eq's thresholds are in the metric's units)
+    meta_metric: str
+    alternative: str
+    spa_method: str
+    ties: str
+    permutation: str
+    n_resamples: int
+    spa_resamples: int
+    signs: object            # "bits", "mtme" or a SignMatrix
+    streams: engine.Streams
+    early_stopping: EarlyStopping | None
+    alpha: float
+    progress: object
+
+
+def _zscored(m: np.ndarray) -> np.ndarray:
+    m = rescaled(m)
+    sd = m.std()
+    return (m - m.mean()) / sd if sd > 0 else m - m.mean()
+
+
+def _compare_metrics_iv(human, metrics, meta_metric, n_resamples, rng, signs, spa_resamples, spa_method, ties,
+                        permutation, early_stopping, alpha, progress, alternative) -> _Plan:
+    meta_metric = choice_iv(meta_metric, "statistic", ("spa", "pa", "acc_eq"))
     alternative = choice_iv(alternative, "alternative", ALTERNATIVES)
     spa_method = choice_iv(spa_method, "spa_method", ("permutation", "normal"))
     ties = choice_iv(ties, "ties", ("ge", "mid"))
     permutation = choice_iv(permutation, "permutation", ("both", "inputs", "systems"))
+    spa_resamples, rng, signs = signs_arguments_iv(spa_resamples, rng, signs, count="spa_resamples")
     n_resamples = positive_int_iv(n_resamples, "n_resamples")
-    spa_resamples = positive_int_iv(spa_resamples, "spa_resamples")
     alpha = probability_iv(alpha, "alpha")
     if not isinstance(progress, str):
         flag_iv(progress, "progress")
-    if early_stopping is None:
-        stop = (min(n_resamples, 100), -np.inf, np.inf)
-    elif isinstance(early_stopping, EarlyStopping):
-        stop = (early_stopping.block_size, early_stopping.early_min, early_stopping.early_max)
-    else:
+    if early_stopping is not None and not isinstance(early_stopping, EarlyStopping):
         raise TypeError(f"`early_stopping` must be None or an EarlyStopping, e.g. spalib.WMT_EARLY_STOPPING; "
                         f"got {early_stopping!r}")
-    if not isinstance(metrics_seg, dict) or len(metrics_seg) < 2:
-        raise ValueError("`metrics_seg` must be a dict of at least two metrics")
-    if not isinstance(signs, (str, SignMatrix)) or isinstance(signs, str) and signs not in ("bits", "mtme"):
-        raise ValueError(f"`signs` must be 'bits', 'mtme' or a SignMatrix; got {signs!r}")
-    if isinstance(signs, str) and signs == "mtme":
-        if not is_seed(rng):
-            raise ValueError(f"signs='mtme' needs an int seed as `rng` (mt-metrics-eval's default is 4); got {rng!r}")
-        # the SPA signs follow the toolkit's recipe; the swaps get their own stream of that seed
-        swap_rng = np.random.default_rng([int(rng), 1])
-    else:
-        rng = swap_rng = rng_iv(rng)
-    if statistic == "acc_eq" and early_stopping is not None:
+    if meta_metric == "acc_eq" and early_stopping is not None:
         raise ValueError("`early_stopping` applies to PERM-BOTH (statistic 'spa' or 'pa'), "
                          "not to the acc_eq pairs test")
-    names = sorted(metrics_seg)
-    human, metrics, raw = None, {}, {}
-    for name in names:
-        h, m, _ = _align_matrices(human_seg, metrics_seg[name], name=f"metrics_seg[{name!r}]")
-        sums_iv(m, f"metrics_seg[{name!r}]")
-        human = h if human is None else human
-        sd = m.std()
-        raw[name] = m
-        metrics[name] = (m - m.mean()) / sd if sd > 0 else m - m.mean()
-    return dict(human=human, metrics=metrics, raw=raw, statistic=statistic, n_resamples=n_resamples, rng=rng,
-                signs=signs, swap_rng=swap_rng, spa_resamples=spa_resamples, spa_method=spa_method,
-                mid=ties == "mid", ties=ties, permutation=permutation, stop=stop, alpha=alpha, progress=progress,
-                alternative=alternative)
+    h, raw, _ = align_metrics(human, metrics, minimum=2)
+    if isinstance(signs, SignMatrix) and signs.n_segments != h.shape[1]:
+        raise ValueError(f"`signs` cover {signs.n_segments} segments, the scores have {h.shape[1]}")
+    for name, m in raw.items():
+        sums_iv(m, f"metrics[{name!r}]")
+    return _Plan(human=h, metrics={n: _zscored(m) for n, m in raw.items()}, raw=raw, meta_metric=meta_metric,
+                 alternative=alternative, spa_method=spa_method, ties=ties, permutation=permutation,
+                 n_resamples=n_resamples, spa_resamples=spa_resamples, signs=signs,
+                 streams=engine.make_streams(rng, "mtme" if signs == "mtme" else "bits"),
+                 early_stopping=early_stopping, alpha=alpha, progress=progress)
 
 
-def _pa_statistic(human, metrics, **_):
-    """PA of system scores taken as segment means, and its PERM-BOTH draws."""
-    # With equal segment counts, sums order systems as means do.  Hybrid totals are updated,
-    # not re-summed: metric ties are judged within a float tolerance.
-    human_sys = human.mean(axis=1)
-    tol = max(sign_kernels.tie_tolerance(m) for m in metrics.values())
-    stat = {n: meta._pairwise_agreement(human_sys, m.sum(axis=1), tol) for n, m in metrics.items()}
+# --- the statistics the engine tests: pair(better, worse) -> (delta, tolerance, draw) ------------
 
-    def pair_test(a, b, names):
+class _PerturbedMetrics:
+    """PERM-BOTH (or PERM-INPUTS, PERM-SYSTEMS) draws: each swaps cells between the two metrics
+    and recomputes both statistics; subclasses give ``scores`` and ``_hybrids(a, b, names)``.
+    """
+
+    def __init__(self, plan: _Plan):
+        self.plan = plan
+        self.n_systems, n_segments = plan.human.shape
+        self.n_groups = (n_segments + 7) // 8
+
+    def pair(self, better, worse):
+        hybrids = self._hybrids(self.plan.metrics[worse], self.plan.metrics[better], (worse, better))
+
+        def draw(size, rng):
+            stat_worse, stat_better = hybrids(_swap_masks(rng, self.plan.permutation, size, self.n_systems,
+                                                          self.n_groups))
+            return stat_better - stat_worse
+        # compared in plain floating point, as the toolkit
+        return self.scores[better] - self.scores[worse], 0.0, draw
+
+
+class _PairwiseAccuracy(_PerturbedMetrics):
+    """PA of system scores taken as segment means."""
+
+    def __init__(self, plan: _Plan):
+        super().__init__(plan)
+        # With equal segment counts, sums order systems as means do.  Hybrid totals are updated,
+        # not re-summed: metric ties are judged within a float tolerance.
+        self.human_sys = plan.human.mean(axis=1)
+        self.tol = max(sign_kernels.tie_tolerance(m) for m in plan.metrics.values())
+        agreement = {n: meta._pairwise_agreement(self.human_sys, m.sum(axis=1), self.tol)
+                     for n, m in plan.metrics.items()}
+        self.scores = {n: agree / pairs for n, (agree, pairs) in agreement.items()}
+
+    def _hybrids(self, a, b, names):
         args = (a.sum(axis=1), b.sum(axis=1), perm_both._subset_sums(b - a))
-        return lambda masks: perm_both._perm_both_pa(*args, masks, human_sys, tol)
-    return {n: agree / pairs for n, (agree, pairs) in stat.items()}, pair_test
+        return lambda masks: perm_both._perm_both_pa(*args, masks, self.human_sys, self.tol)
 
 
-def _spa_normal_statistic(human, metrics, ties, mid, permutation, **_):
-    """SPA with normal-limit p-values, and its PERM-BOTH (or PERM-INPUTS) draws."""
-    upper = np.triu_indices(human.shape[0], 1)
-    human_upper = pairwise_pvalues(human, method="normal", ties=ties)[upper]
-    scores = {n: _spa(human_upper, sign_kernels._normal_upper(m, mid)) for n, m in metrics.items()}
+class _NormalSPA(_PerturbedMetrics):
+    """SPA with normal-limit p-values."""
 
-    def pair_test(a, b, names):
-        if permutation == "inputs":
-            return _inputs_normal_spa_draws(a, b, upper, human_upper, mid)
-        return lambda masks: perm_both._perm_both_spa_normal(a, b, masks, human_upper, mid)
-    return scores, pair_test
+    def __init__(self, plan: _Plan):
+        super().__init__(plan)
+        self.mid = plan.ties == "mid"
+        self.upper = np.triu_indices(self.n_systems, 1)
+        self.human_upper = pairwise_pvalues(rescaled(plan.human), method="normal", ties=plan.ties)[self.upper]
+        self.scores = {n: _spa_of_uppers(self.human_upper, sign_kernels._normal_upper(m, self.mid))
+                       for n, m in plan.metrics.items()}
+
+    def _hybrids(self, a, b, names):
+        if self.plan.permutation == "inputs":
+            return _inputs_normal_spa_draws(a, b, self.upper, self.human_upper, self.mid)
+        return lambda masks: perm_both._perm_both_spa_normal(a, b, masks, self.human_upper, self.mid)
+
+
+class _PermutationSPA(_PerturbedMetrics):
+    """SPA with permutation p-values, one sign matrix for every metric."""
+
+    def __init__(self, plan: _Plan):
+        super().__init__(plan)
+        self.mid = plan.ties == "mid"
+        n_segments = plan.human.shape[1]
+        signs = plan.signs
+        if not isinstance(signs, SignMatrix):
+            signs = draw_signs(plan.spa_resamples, n_segments, rng=plan.streams.signs, signs=signs)
+        # PERM-BOTH hybrids are summed in float64 whatever the recipe: the packed signs serve both
+        self.human_upper = pairwise_pvalues(rescaled(plan.human), signs=SignMatrix(n_segments, packed=signs.packed),
+                                            ties=plan.ties)[np.triu_indices(self.n_systems, 1)]
+        self.tol = max(sign_kernels.tie_tolerance(m) for m in plan.metrics.values())
+        self.sums = {}
+        for n, m in plan.metrics.items():
+            table = sign_kernels._byte_tables(m)
+            self.sums[n] = (sign_kernels._signed_sums(table, signs.packed), sign_kernels._observed_sums(table))
+        self.scores = {n: meta.spa_from_matrix(self.human_upper, sign_kernels._pair_pvalues(*self.sums[n], self.mid,
+                                                                                             self.tol))
+                       for n in plan.metrics}
+        self.sign_bits = sign_kernels._unpack_bits(signs.packed, n_segments)
+
+    def _hybrids(self, a, b, names):
+        args = (*self.sums[names[0]], *self.sums[names[1]], b - a)
+        return lambda masks: perm_both._perm_both_spa_permutation(*args, masks, self.sign_bits, self.human_upper,
+                                                                  self.mid, self.tol)
+
+
+class _TieCalibratedAccuracy:
+    """acc_eq with each metric's calibrated tie threshold (group-by-item), tested with the pairs
+    test as WMT23-25 rank segment-level metrics ("acc-t").  Each metric's pair verdicts are
+    computed once; every test equals :func:`spalib.pairs_permutation_test` on the two metrics
+    with the same random state.
+    """
+
+    def __init__(self, plan: _Plan):
+        human, names = plan.human, sorted(plan.raw)
+        self.epsilons = {n: tie_calibration(human, plan.raw[n], variant="acc_eq", grouping="item").epsilon
+                         for n in names}
+        self.scores = {n: kendall_tau(human, plan.raw[n], variant="acc_eq", epsilon=self.epsilons[n],
+                                      grouping="item").statistic for n in names}
+        n_systems, n_items = human.shape
+        starts = np.arange(0, n_systems * n_items + 1, n_systems, dtype=np.int64)  # one group per item
+        self.agree = {n: rank_kernels._pair_agreements(human.T.ravel(), plan.raw[n].T.ravel(), starts,
+                                                       float(self.epsilons[n]))
+                      for n in names}
+        self.weight = self.agree[names[0]][1] / n_items
+
+    def pair(self, better, worse):
+        diffs = (self.agree[better][0] - self.agree[worse][0]) * self.weight
+        informative = diffs[diffs != 0]
+        if informative.size == 0:
+            return 0.0, 0.0, lambda size, rng: np.zeros(size)   # every draw ties the observed 0
+        return sign_kernels.sign_flip(informative)
+
+
+_STATISTICS = {"pa": _PairwiseAccuracy, "normal": _NormalSPA, "permutation": _PermutationSPA,
+               "acc_eq": _TieCalibratedAccuracy}
 
 
 def _inputs_normal_spa_draws(a, b, upper, human_upper, mid):
@@ -409,7 +542,7 @@ def _inputs_normal_spa_draws(a, b, upper, human_upper, mid):
     n_segments = a.shape[1]
 
     def draws(masks):
-        swaps = np.unpackbits(masks[:, 0, :], axis=1, bitorder="little")[:, :n_segments].astype(np.float64)
+        swaps = sign_kernels._unpack_bits(masks[:, 0, :], n_segments)
         shift_sums, shift_squares = swaps @ step_sums, swaps @ step_squares
         spa_a = _spa_of_normal_pvalues(sums_a + shift_sums, squares_a + shift_squares, human_upper, mid)
         spa_b = _spa_of_normal_pvalues(sums_b - shift_sums, squares_b - shift_squares, human_upper, mid)
@@ -426,64 +559,20 @@ def _spa_of_normal_pvalues(sums, squares, human_upper, mid):
     return 1.0 - np.abs(human_upper - p).mean(axis=1)
 
 
-def _spa_permutation_statistic(human, metrics, ties, mid, signs, spa_resamples, rng, **_):
-    """SPA with permutation p-values (one sign matrix for every metric), and its PERM-BOTH draws."""
-    if not isinstance(signs, SignMatrix):
-        signs = draw_signs(spa_resamples, human.shape[1], rng, signs=signs)
-    elif signs.n_segments != human.shape[1]:
-        raise ValueError(f"`signs` cover {signs.n_segments} segments, the scores have {human.shape[1]}")
-    upper = np.triu_indices(human.shape[0], 1)
-    # PERM-BOTH hybrids are summed in float64 whatever the recipe: the packed signs serve both
-    human_upper = pairwise_pvalues(human, signs=SignMatrix(human.shape[1], packed=signs.packed), ties=ties)[upper]
-    tol = max(sign_kernels.tie_tolerance(m) for m in metrics.values())
-    sums = {}
-    for n, m in metrics.items():
-        table = sign_kernels._byte_tables(m)
-        sums[n] = (sign_kernels._signed_sums(table, signs.packed), sign_kernels._observed_sums(table))
-    scores = {n: meta.spa_from_matrix(human_upper, sign_kernels._pair_pvalues(*sums[n], mid, tol)) for n in metrics}
-    sign_bits = sign_kernels._unpack_bits(signs.packed, human.shape[1])
-
-    def pair_test(a, b, names):
-        args = (*sums[names[0]], *sums[names[1]], b - a)
-        return lambda masks: perm_both._perm_both_spa_permutation(*args, masks, sign_bits, human_upper, mid, tol)
-    return scores, pair_test
-
-
-def _perm_both_pvalues(order, metrics, scores, pair_test, *, swap_rng, permutation, n_resamples, stop, progress,
-                       statistic, n_systems, n_groups, alternative):
-    """The permutation p-value (and the draws used) of every ordered pair of metrics.
-
-    A draw is extreme when ``null >= delta`` (``"greater"``) or ``|null| >= |delta|``
-    (``"two-sided"``), compared in plain floating point as mt-metrics-eval and nlpstats do.
+def _swap_masks(rng: np.random.Generator, permutation: str, size: int, n_systems: int, n_groups: int) -> np.ndarray:
+    """Packed swap bits, draws x systems x groups of 8 segments (bits past the last segment are
+    ignored by the kernels).
     """
-    block, early_min, early_max = stop
-    n_metrics = len(order)
-    pvals = np.full((n_metrics, n_metrics), np.nan)
-    draws = np.zeros((n_metrics, n_metrics), dtype=int)
-    nulls = {}
-    pairs = [(i, j) for i in range(n_metrics) for j in range(i + 1, n_metrics)]
-    for i, j in tqdm(pairs, desc=progress if isinstance(progress, str) else f"PERM-BOTH {statistic}",
-                     disable=not progress):
-        delta = scores[order[i]] - scores[order[j]]
-        hybrid_stats = pair_test(metrics[order[j]], metrics[order[i]], (order[j], order[i]))
-        count = used = 0
-        null = []
-        while used < n_resamples:
-            size = min(block, n_resamples - used)
-            masks = _swap_masks(swap_rng, permutation, size, n_systems, n_groups)
-            stat_worse, stat_better = hybrid_stats(masks)
-            null.append(stat_better - stat_worse)
-            count += int(np.sum(_extreme(null[-1], delta, alternative)))
-            used += size
-            if count / used < early_min or count / used > early_max:
-                break
-        pvals[i, j] = count / used
-        draws[i, j] = used
-        nulls[(order[i], order[j])] = np.concatenate(null)
-    return pvals, draws, nulls
+    if permutation == "both":
+        return rng.integers(0, 256, size=(size, n_systems, n_groups), dtype=np.uint8)
+    if permutation == "inputs":
+        per_segment = rng.integers(0, 256, size=(size, 1, n_groups), dtype=np.uint8)
+        return np.ascontiguousarray(np.broadcast_to(per_segment, (size, n_systems, n_groups)))
+    per_system = rng.integers(0, 2, size=(size, n_systems, 1), dtype=np.uint8) * np.uint8(255)
+    return np.ascontiguousarray(np.broadcast_to(per_system, (size, n_systems, n_groups)))
 
 
-def compare_metrics(human_seg, metrics_seg: dict, *, statistic: str = "spa", n_resamples: int = 1000,
+def compare_metrics(human, metrics: dict, *, statistic: str = "spa", n_resamples: int = 1000,
                     rng=None, signs="bits", spa_resamples: int = 1000, spa_method: str = "permutation",
                     ties: str = "ge", permutation: str = "both", early_stopping: EarlyStopping | None = None,
                     alpha: float = 0.05, progress: bool = False, alternative: str = "greater") -> MetricComparison:
@@ -491,9 +580,9 @@ def compare_metrics(human_seg, metrics_seg: dict, *, statistic: str = "spa", n_r
 
     Parameters
     ----------
-    human_seg : DataFrame, systems x segments
+    human : DataFrame, systems x segments
         Human segment scores, complete (no missing cells).
-    metrics_seg : dict of name -> DataFrame
+    metrics : dict of name -> DataFrame
         Each metric's segment scores on the same systems and segments.
     statistic : {"spa", "pa", "acc_eq"}
         SPA, pairwise accuracy of system scores taken as segment means (as the SPA paper does), or
@@ -539,6 +628,10 @@ def compare_metrics(human_seg, metrics_seg: dict, *, statistic: str = "spa", n_r
     ``p = #{draws: stat(b') - stat(a') >= stat(b) - stat(a)} / draws``, no +1, as in the
     reference.  SPA and PA are unchanged by z-scoring a metric (a positive affine map), so the
     reported scores are those of the raw metric.  The human p-values are computed once.
+    Every argument is checked before any draw, whatever the statistic uses of it.  Scores beyond
+    ``2**±400`` in magnitude are first scaled by a power of two (exact), where their squares and
+    variances would overflow or underflow.  The random streams (SPA's signs, the swaps)
+    and the seed that reproduces them are recorded in ``settings["seed"]``.
 
     References
     ----------
@@ -555,82 +648,33 @@ def compare_metrics(human_seg, metrics_seg: dict, *, statistic: str = "spa", n_r
     >>> compare_metrics(human, metrics, statistic="pa", n_resamples=100, rng=1).table()["metric"].tolist()
     ['good', 'noisy']
     """
-    args = _compare_metrics_iv(human_seg, metrics_seg, statistic, n_resamples, rng, signs, spa_resamples,
-                               spa_method, ties, permutation, early_stopping, alpha, progress, alternative)
-    metrics, human = args["metrics"], args["human"]
-    extra = {}
-    if args["statistic"] == "acc_eq":
-        scores, pvals, draws, nulls, extra["epsilons"] = _acc_eq_comparison(**args)
-        order = sorted(metrics, key=lambda n: (-scores[n], n))
+    plan = _compare_metrics_iv(human, metrics, statistic, n_resamples, rng, signs, spa_resamples, spa_method,
+                               ties, permutation, early_stopping, alpha, progress, alternative)
+    kind = plan.meta_metric if plan.meta_metric != "spa" else plan.spa_method
+    stat = _STATISTICS[kind](plan)
+    order = sorted(plan.raw, key=lambda n: (-stat.scores[n], n))
+    if plan.early_stopping is not None:
+        stopping = plan.early_stopping
+        block, early = stopping.block_size, dict(early_min=stopping.early_min, early_max=stopping.early_max)
     else:
-        factory = {"pa": _pa_statistic, "normal": _spa_normal_statistic, "permutation": _spa_permutation_statistic}
-        scores, pair_test = factory["pa" if args["statistic"] == "pa" else args["spa_method"]](**args)
-        order = sorted(metrics, key=lambda n: (-scores[n], n))
-        pvals, draws, nulls = _perm_both_pvalues(
-            order, metrics, scores, pair_test, swap_rng=args["swap_rng"], permutation=args["permutation"],
-            n_resamples=args["n_resamples"], stop=args["stop"], progress=args["progress"],
-            statistic=args["statistic"], n_systems=human.shape[0], n_groups=(human.shape[1] + 7) // 8,
-            alternative=args["alternative"])
+        # the pairs test draws all its patterns at once; PERM-BOTH in blocks that fit in memory
+        block, early = (n_resamples if kind == "acc_eq" else min(n_resamples, 100)), {}
+    pvals, draws, nulls = engine.pair_tests(
+        stat, order, n_resamples=plan.n_resamples, block=block, alternative=plan.alternative,
+        rng=plan.streams.swaps, progress=plan.progress,
+        label="pairs test acc_eq" if kind == "acc_eq" else f"PERM-BOTH {plan.meta_metric}", **early)
     index = pd.Index(order, name="metric")
+    extra = {"epsilons": stat.epsilons} if kind == "acc_eq" else {}
     return MetricComparison(
-        statistic=args["statistic"],
-        scores=pd.Series([scores[n] for n in order], index=index, name=args["statistic"]),
+        meta_metric=plan.meta_metric,
+        scores=pd.Series([stat.scores[n] for n in order], index=index, name=plan.meta_metric),
         pvalues=pd.DataFrame(pvals, index=index, columns=order),
         draws=pd.DataFrame(draws, index=index, columns=order),
-        ranks=pd.Series(significance_ranks(pvals, args["alpha"]), index=index, name="rank"),
-        alpha=args["alpha"],
-        settings=dict(n_resamples=n_resamples, signs=signs if isinstance(signs, str) else "prepared",
-                      spa_resamples=spa_resamples, spa_method=spa_method, ties=ties, permutation=permutation,
-                      early_stopping=early_stopping, alternative=args["alternative"], **extra),
+        ranks=pd.Series(significance_ranks(pvals, plan.alpha), index=index, name="rank"),
+        alpha=plan.alpha,
+        settings=dict(n_resamples=plan.n_resamples, signs=signs if isinstance(signs, str) else "prepared",
+                      spa_resamples=plan.spa_resamples, spa_method=plan.spa_method, ties=plan.ties,
+                      permutation=plan.permutation, early_stopping=plan.early_stopping,
+                      alternative=plan.alternative, seed=plan.streams.seed, **extra),
         null_distributions=nulls,
     )
-
-
-def _acc_eq_comparison(human, raw, swap_rng, n_resamples, progress, alternative, **_):
-    """Tie-calibrated acc_eq of every metric (group-by-item) and the pairs test between every two,
-    as WMT23-25 rank segment-level metrics ("acc-t"); returns scores, p-values, draws, null
-    draws and epsilons.  Each metric's pair verdicts are computed once; every test then equals
-    :func:`spalib.pairs_permutation_test` on the two metrics with the same random state.
-    """
-    names = sorted(raw)
-    epsilons = {n: tie_calibration(human, raw[n], variant="acc_eq", grouping="item").epsilon for n in names}
-    scores = {n: kendall_tau(human, raw[n], variant="acc_eq", epsilon=epsilons[n], grouping="item").statistic
-              for n in names}
-    n_systems, n_items = human.shape
-    starts = np.arange(0, n_systems * n_items + 1, n_systems, dtype=np.int64)  # one group per item
-    agree = {n: rank_kernels._pair_agreements(human.T.ravel(), raw[n].T.ravel(), starts, float(epsilons[n]))
-             for n in names}
-    weight = agree[names[0]][1] / n_items
-    order = sorted(names, key=lambda n: (-scores[n], n))
-    pvals = np.full((len(order), len(order)), np.nan)
-    draws = np.zeros((len(order), len(order)), dtype=int)
-    nulls = {}
-    pairs = [(i, j) for i in range(len(order)) for j in range(i + 1, len(order))]
-    for i, j in tqdm(pairs, desc=progress if isinstance(progress, str) else "pairs test acc_eq",
-                     disable=not progress):
-        a, b = order[i], order[j]
-        null, pvals[i, j] = _pairs_test_null(agree[a][0], agree[b][0], weight, 1.0, n_resamples, swap_rng,
-                                             "permutation", alternative)
-        draws[i, j] = null.size
-        nulls[(a, b)] = null
-    return scores, pvals, draws, nulls, epsilons
-
-
-def _extreme(null: np.ndarray, delta: float, alternative: str) -> np.ndarray:
-    """Which null draws are at least as extreme as the observed difference ``delta``."""
-    if alternative == "two-sided":
-        return np.abs(null) >= abs(delta)
-    return null >= delta
-
-
-def _swap_masks(rng: np.random.Generator, permutation: str, size: int, n_systems: int, n_groups: int) -> np.ndarray:
-    """Packed swap bits, draws x systems x groups of 8 segments (bits past the last segment are
-    ignored by the kernels).
-    """
-    if permutation == "both":
-        return rng.integers(0, 256, size=(size, n_systems, n_groups), dtype=np.uint8)
-    if permutation == "inputs":
-        per_segment = rng.integers(0, 256, size=(size, 1, n_groups), dtype=np.uint8)
-        return np.ascontiguousarray(np.broadcast_to(per_segment, (size, n_systems, n_groups)))
-    per_system = rng.integers(0, 2, size=(size, n_systems, 1), dtype=np.uint8) * np.uint8(255)
-    return np.ascontiguousarray(np.broadcast_to(per_system, (size, n_systems, n_groups)))

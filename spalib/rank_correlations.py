@@ -18,8 +18,13 @@ variant     formula                                                note
 ``acc_eq``  (C + T_hm) / T                                         mt-metrics-eval "acc23"
 ==========  =====================================================  ============================
 
-``kendall_like`` is WMT's DARR statistic: only pairs whose human scores differ by at least
-``threshold``; (C - D) / (C + D), metric ties discordant.
+``kendall_like`` is WMT's "Kendall's tau-like" formula: only pairs whose human scores differ by
+at least ``threshold``; (C - D) / (C + D), metric ties discordant.  With ``threshold=1`` on
+relative ranks it is the WMT13 formula that Graham, Mathur & Baldwin (2015) showed is not a
+Kendall tau (human ties are dropped, and the pooled value is a weighted mean over the ranked
+sets); with ``threshold=25`` on raw DA scores it is the DARR statistic WMT used from 2017.
+
+Every argument of every public function is checked first, whatever path the call takes.
 """
 
 from __future__ import annotations
@@ -29,9 +34,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from spalib._core import rank_kernels as _k
+from spalib._core import rank_kernels as _k, signs as sign_kernels
 from spalib._core.validation import ALTERNATIVES, choice_iv, labels_iv, positive_int_iv, real_array_iv, real_iv, rng_iv
-from spalib.resampling import _sign_flip_null
 
 __all__ = ["kendall_tau", "tie_calibration", "pairs_permutation_test", "KendallResult", "TieCalibrationResult",
            "PairsTestResult", "VARIANTS"]
@@ -89,12 +93,12 @@ def _statistic(variant, counts, h, m):
         return (c + thm) / total if total else np.nan  # acc_eq
 
 
-def _matrices(human, metric) -> tuple[np.ndarray, np.ndarray]:
+def _matrices(human, metric, metric_name: str = "metric") -> tuple[np.ndarray, np.ndarray]:
     """Two equally shaped float arrays; DataFrames / Series are aligned by their labels.
 
-    NaN marks a missing cell; inf is an error.
+    NaN marks a missing cell; inf is an error.  ``metric_name`` names ``metric`` in the errors.
     """
-    for frame, name in ((human, "human"), (metric, "metric")):
+    for frame, name in ((human, "human"), (metric, metric_name)):
         if isinstance(frame, (pd.DataFrame, pd.Series)):
             labels_iv(frame.index, f"{name} index")
             if isinstance(frame, pd.DataFrame):
@@ -107,19 +111,20 @@ def _matrices(human, metric) -> tuple[np.ndarray, np.ndarray]:
         else:
             metric = metric.reindex(human.index) if same else metric
         if not same:
-            raise ValueError("`human` and `metric` cover different systems or segments")
+            raise ValueError(f"`human` and `{metric_name}` cover different systems or segments")
     h = real_array_iv(human, "human", allow_nan=True)
-    m = real_array_iv(metric, "metric", allow_nan=True)
+    m = real_array_iv(metric, metric_name, allow_nan=True)
     if h.shape != m.shape:
-        raise ValueError(f"`human` and `metric` must have the same shape; got {h.shape} and {m.shape}")
+        raise ValueError(f"`human` and `{metric_name}` must have the same shape; got {h.shape} and {m.shape}")
     return h, m
+
+
+_GROUPINGS = ("none", "item", "system")
 
 
 def _blocks(h: np.ndarray, m: np.ndarray, grouping: str):
     if grouping == "none":
         return [(h.ravel(), m.ravel())]
-    if grouping not in ("item", "system"):
-        raise ValueError(f"`grouping` must be 'none', 'item' or 'system'; got {grouping!r}")
     if h.ndim != 2:
         raise ValueError(f"grouping={grouping!r} needs a systems x segments matrix; got {h.ndim} dimension(s)")
     if grouping == "item":
@@ -127,9 +132,8 @@ def _blocks(h: np.ndarray, m: np.ndarray, grouping: str):
     return [(h[i], m[i]) for i in range(h.shape[0])]
 
 
-def _groups(human, metric, grouping):
+def _groups(h, m, grouping):
     """Yield (human, metric) vectors per group, dropping cells without a human score."""
-    h, m = _matrices(human, metric)
     for hg, mg in _blocks(h, m, grouping):
         keep = ~np.isnan(hg)
         if np.isnan(mg[keep]).any():
@@ -176,6 +180,8 @@ def kendall_tau(human, metric, *, variant: str, epsilon: float = 0.0, grouping: 
     ----------
     Deutsch, D., Foster, G. and Freitag, M. (2023). Ties matter: meta-evaluating modern metrics
     with pairwise accuracy and tie calibration. EMNLP.
+    Graham, Y., Mathur, N. and Baldwin, T. (2015). Accurate evaluation of segment-level machine
+    translation metrics. NAACL-HLT.  (``kendall_like``: the WMT13 formula they analyse.)
 
     Examples
     --------
@@ -184,12 +190,14 @@ def kendall_tau(human, metric, *, variant: str, epsilon: float = 0.0, grouping: 
     """
     variant = _variant(variant)
     epsilon = real_iv(epsilon, "epsilon", low=0.0)
+    grouping = choice_iv(grouping, "grouping", _GROUPINGS)
     threshold = real_iv(threshold, "threshold", low=0.0)
     if variant == "c" and epsilon > 0:
         raise ValueError("variant 'c' is defined for exact ties only (epsilon = 0)")
+    h, m = _matrices(human, metric)
     totals = np.zeros(5, dtype=np.int64)
     stats_per_group = []
-    for hg, mg in _groups(human, metric, grouping):
+    for hg, mg in _groups(h, m, grouping):
         if len(hg) < 2:
             stats_per_group.append(np.nan)
             continue
@@ -245,7 +253,8 @@ def tie_calibration(human, metric, *, variant: str = "acc_eq", grouping: str = "
         Each pair is kept with this probability (the paper uses 0.1 without grouping and for
         group-by-system); the sample is drawn before any pair is stored.
     rng : None, int or numpy.random.Generator
-        The random state of the sample.
+        The random state of the sample (checked even when ``sample_rate=1``, where it is unused;
+        a Generator is then left untouched).
 
     Returns
     -------
@@ -273,9 +282,16 @@ def tie_calibration(human, metric, *, variant: str = "acc_eq", grouping: str = "
     variant = _variant(variant)
     if variant not in ("acc_eq", "tau_eq"):
         raise ValueError(f"tie calibration optimises 'acc_eq' or 'tau_eq'; got variant {variant!r}")
+    grouping = choice_iv(grouping, "grouping", _GROUPINGS)
     sample_rate = real_iv(sample_rate, "sample_rate", low=0.0, high=1.0, low_open=True)
+    rng = rng_iv(rng)  # checked on every path; a Generator is returned as is, not advanced
+    return _tie_calibration(*_matrices(human, metric), variant, grouping, sample_rate, rng)
+
+
+def _tie_calibration(h, m, variant, grouping, sample_rate, rng) -> TieCalibrationResult:
+    """:func:`tie_calibration` on validated arrays."""
     h_parts, m_parts, starts = [], [], [0]
-    blocks = _blocks(*_matrices(human, metric), grouping)
+    blocks = _blocks(h, m, grouping)
     for hg, mg in blocks:
         keep = ~(np.isnan(hg) | np.isnan(mg))
         h_parts.append(hg[keep])
@@ -284,7 +300,7 @@ def tie_calibration(human, metric, *, variant: str = "acc_eq", grouping: str = "
     starts = np.asarray(starts, dtype=np.int64)
     sizes = np.diff(starts)
     # a sample's seed is drawn only when sampling, so that a shared generator is left untouched otherwise
-    seed = (rng_iv(rng).integers(0, np.iinfo(np.uint64).max, dtype=np.uint64, endpoint=True) if sample_rate < 1
+    seed = (rng.integers(0, np.iinfo(np.uint64).max, dtype=np.uint64, endpoint=True) if sample_rate < 1
             else np.uint64(0))
     group, delta, base, tied = _k._calibration_pairs(np.concatenate(h_parts), np.concatenate(m_parts), starts,
                                                      seed, sample_rate)
@@ -331,9 +347,9 @@ def pairs_permutation_test(human, metric1, metric2, *, variant: str = "acc_eq", 
     grouping : {"item", "system", "none"}
         As for :func:`kendall_tau`.
     epsilon1, epsilon2 : float, optional
-        Each metric's tie threshold; calibrated on all the data when not given.
+        Each metric's tie threshold (non-negative); calibrated on all the data when not given.
     sample_rate : float
-        Passed to :func:`tie_calibration` when a threshold is calibrated.
+        Passed to :func:`tie_calibration` when a threshold is calibrated (checked in any case).
     n_resamples : int
         Number of draws.
     rng : None, int or numpy.random.Generator
@@ -376,16 +392,22 @@ def pairs_permutation_test(human, metric1, metric2, *, variant: str = "acc_eq", 
     variant = _variant(variant)
     if variant not in ("acc_eq", "tau_eq"):
         raise ValueError(f"the pairs test supports 'acc_eq' and 'tau_eq' (linear in the pairs); got {variant!r}")
-    method = choice_iv(method, "method", ("permutation", "exact"))
-    alternative = choice_iv(alternative, "alternative", ALTERNATIVES)
+    grouping = choice_iv(grouping, "grouping", _GROUPINGS)
+    epsilon1 = None if epsilon1 is None else real_iv(epsilon1, "epsilon1", low=0.0)
+    epsilon2 = None if epsilon2 is None else real_iv(epsilon2, "epsilon2", low=0.0)
+    sample_rate = real_iv(sample_rate, "sample_rate", low=0.0, high=1.0, low_open=True)
     n_resamples = positive_int_iv(n_resamples, "n_resamples")
     rng = rng_iv(rng)
-    h, m1 = _matrices(human, metric1)
-    _, m2 = _matrices(human, metric2)
+    method = choice_iv(method, "method", ("permutation", "exact"))
+    alternative = choice_iv(alternative, "alternative", ALTERNATIVES)
+    h, m1 = _matrices(human, metric1, "metric1")
+    _, m2 = _matrices(human, metric2, "metric2")
+    if grouping != "none" and h.ndim != 2:
+        raise ValueError(f"grouping={grouping!r} needs a systems x segments matrix; got {h.ndim} dimension(s)")
     if epsilon1 is None:
-        epsilon1 = tie_calibration(h, m1, variant=variant, grouping=grouping, sample_rate=sample_rate, rng=rng).epsilon
+        epsilon1 = _tie_calibration(h, m1, variant, grouping, sample_rate, rng).epsilon
     if epsilon2 is None:
-        epsilon2 = tie_calibration(h, m2, variant=variant, grouping=grouping, sample_rate=sample_rate, rng=rng).epsilon
+        epsilon2 = _tie_calibration(h, m2, variant, grouping, sample_rate, rng).epsilon
     parts, starts = ([], [], []), [0]
     for (hg, g1), (_, g2) in zip(_blocks(h, m1, grouping), _blocks(h, m2, grouping)):
         keep = ~(np.isnan(hg) | np.isnan(g1) | np.isnan(g2))
@@ -397,30 +419,12 @@ def pairs_permutation_test(human, metric1, metric2, *, variant: str = "acc_eq", 
     if used_groups == 0:
         raise ValueError("no group has two items scored by the humans and both metrics")
     hs, m1s, m2s = (np.concatenate(p) for p in parts)
-    agree1, weight = _k._pair_agreements(hs, m1s, starts, float(epsilon1))
-    agree2, _ = _k._pair_agreements(hs, m2s, starts, float(epsilon2))
+    agree1, weight = _k._pair_agreements(hs, m1s, starts, epsilon1)
+    agree2, _ = _k._pair_agreements(hs, m2s, starts, epsilon2)
     stat1 = kendall_tau(h, m1, variant=variant, epsilon=epsilon1, grouping=grouping)
     stat2 = kendall_tau(h, m2, variant=variant, epsilon=epsilon2, grouping=grouping)
-    null, pvalue = _pairs_test_null(agree1, agree2, weight / used_groups, 2.0 if variant == "tau_eq" else 1.0,
-                                    n_resamples, rng, method, alternative)
+    scale = 2.0 if variant == "tau_eq" else 1.0
+    null, pvalue = sign_kernels.pairs_null(agree1, agree2, weight / used_groups, scale, n_resamples, rng,
+                                           method == "exact", alternative)
     return PairsTestResult(stat1.statistic, stat2.statistic, float(epsilon1), float(epsilon2), pvalue,
                            null.size, null)
-
-
-def _pairs_test_null(agree1, agree2, weight, scale, n_resamples, rng, method, alternative):
-    """The pairs test's null draws of ``stat1 - stat2`` and its p-value, from each pair's
-    agreement with the human preference under both metrics.
-    """
-    diffs = (agree1 - agree2) * weight
-    informative = diffs[diffs != 0]
-    if informative.size == 0:
-        # the verdicts never differ in correctness: every draw ties the observed 0
-        null = np.zeros(n_resamples if method == "permutation" else 1)
-        pvalue = 1.0
-    else:
-        null, observed, tol = _sign_flip_null(scale * informative, n_resamples, rng, method)
-        if alternative == "two-sided":
-            pvalue = float(np.mean(np.abs(null) >= abs(observed) - tol))
-        else:
-            pvalue = float(np.mean(null >= observed - tol))
-    return null, pvalue

@@ -14,11 +14,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from spalib._core import bootstrap, meta, signs as sign_kernels
-from spalib._core.validation import choice_iv, positive_int_iv, probability_iv, real_iv, rng_iv
-from spalib.metametrics import (EarlyStopping, MetricComparison, _align_matrices, compare_metrics,
-                                significance_ranks)
+from spalib._core import bootstrap, engine, meta, signs as sign_kernels
+from spalib._core.align import align_metrics
+from spalib._core.validation import (choice_iv, flag_iv, labels_iv, positive_int_iv, probability_iv, real_iv, rescaled,
+                                     rng_iv)
+from spalib._core.sign_matrix import signs_arguments_iv
+from spalib.metametrics import EarlyStopping, MetricComparison, compare_metrics, significance_ranks
 from spalib.rank_correlations import kendall_tau, tie_calibration
+from spalib.resampling import SignMatrix
 
 __all__ = ["metric_intervals", "average_comparisons", "rank_metrics", "AveragedComparison", "MetricRanking"]
 
@@ -26,37 +29,32 @@ STATISTICS = ("spa", "pa", "acc_eq")
 FORMATS = ("text", "tsv", "markdown", "latex")
 
 
-def _metric_intervals_iv(human_seg, metrics_seg, statistic, confidence_level, n_resamples, rng, epsilons):
+def _metric_intervals_iv(human, metrics, statistic, confidence_level, n_resamples, rng, epsilons):
     statistic = choice_iv(statistic, "statistic", STATISTICS)
-    confidence_level = real_iv(confidence_level, "confidence_level", low=0.0, high=1.0)
-    if not 0 < confidence_level < 1:
-        raise ValueError(f"`confidence_level` must be strictly between 0 and 1; got {confidence_level}")
+    confidence_level = probability_iv(confidence_level, "confidence_level")
     n_resamples = positive_int_iv(n_resamples, "n_resamples")
     rng = rng_iv(rng)
-    if not isinstance(metrics_seg, dict) or not metrics_seg:
-        raise ValueError("`metrics_seg` must be a dict of at least one metric")
-    names = sorted(metrics_seg)
-    human, metrics = None, []
-    for name in names:
-        h, m, _ = _align_matrices(human_seg, metrics_seg[name], name=f"metrics_seg[{name!r}]")
-        human = h if human is None else human
-        metrics.append(m)
+    h, aligned, _ = align_metrics(human, metrics)
+    names = list(aligned)
     if epsilons is not None:
         if not isinstance(epsilons, dict) or set(epsilons) != set(names):
-            raise ValueError("`epsilons` must be a dict with one tie threshold per metric of `metrics_seg`")
+            raise ValueError("`epsilons` must be a dict with one tie threshold per metric of `metrics`")
         epsilons = {n: real_iv(epsilons[n], f"epsilons[{n!r}]", low=0.0) for n in names}
-    return statistic, confidence_level, n_resamples, rng, names, human, np.stack(metrics), epsilons
+    if statistic != "acc_eq":
+        # SPA and PA do not change under a positive scale: keep squares and sums in range
+        h, aligned = rescaled(h), {n: rescaled(m) for n, m in aligned.items()}
+    return statistic, confidence_level, n_resamples, rng, names, h, np.stack(list(aligned.values())), epsilons
 
 
-def metric_intervals(human_seg, metrics_seg: dict, *, statistic: str = "spa", confidence_level: float = 0.95,
+def metric_intervals(human, metrics: dict, *, statistic: str = "spa", confidence_level: float = 0.95,
                      n_resamples: int = 1000, rng=None, epsilons: dict | None = None) -> pd.DataFrame:
     """Percentile bootstrap intervals of each metric's SPA, PA or acc_eq, segments resampled.
 
     Parameters
     ----------
-    human_seg : DataFrame, systems x segments
+    human : DataFrame, systems x segments
         Human segment scores, complete.
-    metrics_seg : dict of name -> DataFrame
+    metrics : dict of name -> DataFrame
         Each metric's segment scores on the same systems and segments.
     statistic : {"spa", "pa", "acc_eq"}
         As in :func:`spalib.compare_metrics`.
@@ -99,7 +97,7 @@ def metric_intervals(human_seg, metrics_seg: dict, *, statistic: str = "spa", co
     True
     """
     statistic, level, n_resamples, rng, names, human, metrics, epsilons = _metric_intervals_iv(
-        human_seg, metrics_seg, statistic, confidence_level, n_resamples, rng, epsilons)
+        human, metrics, statistic, confidence_level, n_resamples, rng, epsilons)
     n_segments = human.shape[1]
     draws = rng.integers(0, n_segments, size=(n_resamples, n_segments))
     offsets = n_segments * np.arange(n_resamples)[:, None]
@@ -145,8 +143,8 @@ def _average_comparisons_iv(comparisons, weights, alpha):
             raise TypeError(f"comparisons[{task!r}] must be a MetricComparison; got {type(comparison).__name__}")
         if not comparison.null_distributions:
             raise ValueError(f"comparisons[{task!r}] carries no null draws (it was not made by compare_metrics)")
-        if comparison.statistic not in STATISTICS:
-            raise ValueError(f"comparisons[{task!r}]: cannot average statistic {comparison.statistic!r}")
+        if comparison.meta_metric not in STATISTICS:
+            raise ValueError(f"comparisons[{task!r}]: cannot average meta-metric {comparison.meta_metric!r}")
     if weights is None:
         weights = {task: 1.0 for task in comparisons}
     if not isinstance(weights, dict) or set(weights) != set(comparisons):
@@ -194,6 +192,13 @@ def average_comparisons(comparisons: dict, *, weights: dict | None = None, alpha
     ``AverageCorrMatrix``).  Metrics missing from a task are left out of the average
     (``settings["left_out"]``).
 
+    Summing draws assumes the tasks' nulls are independent.  Two statistics of one language pair
+    (SPA and PA, say) share its data, so their nulls are correlated when drawn with the same
+    swaps; drawn independently (as :func:`rank_metrics` does, one stream per task and
+    statistic) their sum spreads too little and the averaged p-values come out too small (the
+    "Use it on your own metric" chapter measures it).  The average is sound over language pairs,
+    whose data are independent.
+
     References
     ----------
     Freitag, M. et al. (2023). Results of WMT23 metrics shared task. WMT. Section 7.
@@ -215,20 +220,20 @@ def average_comparisons(comparisons: dict, *, weights: dict | None = None, alpha
     pvals = np.full((n, n), np.nan)
     draws = np.zeros((n, n), dtype=int)
     nulls = {}
-    for i in range(n):
-        for j in range(i + 1, n):
-            parts = [(w, _oriented_null(comparisons[t], order[i], order[j])) for t, w in weights.items()]
-            length = max(len(null) for _, null in parts)
-            null = sum(w * np.resize(part, length) for w, part in parts)
-            observed = scores[order[i]] - scores[order[j]]
-            pvals[i, j] = np.mean(null >= observed - 1e-12)  # the same draws summed in another order
-            draws[i, j] = length
-            nulls[(order[i], order[j])] = null
+    for i, j in engine.metric_pairs(order):
+        parts = [(w, _oriented_null(comparisons[t], order[i], order[j])) for t, w in weights.items()]
+        length = max(len(null) for _, null in parts)
+        null = sum(w * np.resize(part, length) for w, part in parts)
+        observed = scores[order[i]] - scores[order[j]]
+        # the same draws summed in another order: a draw equal to the observed up to rounding is extreme
+        pvals[i, j] = engine.count_extreme(null, observed, 1e-12, "greater") / length
+        draws[i, j] = length
+        nulls[(order[i], order[j])] = null
     index = pd.Index(order, name="metric")
     mean_ranks = {m: sum(w * comparisons[t].ranks[m] for t, w in weights.items()) for m in order}
     left_out = sorted(set().union(*(set(c.scores.index) for c in comparisons.values())) - set(names))
     return AveragedComparison(
-        statistic="average", scores=pd.Series([scores[m] for m in order], index=index, name="average"),
+        meta_metric="average", scores=pd.Series([scores[m] for m in order], index=index, name="average"),
         pvalues=pd.DataFrame(pvals, index=index, columns=order), draws=pd.DataFrame(draws, index=index, columns=order),
         ranks=pd.Series(significance_ranks(pvals, alpha), index=index, name="rank"), alpha=alpha,
         settings={"weights": weights, "left_out": left_out}, null_distributions=nulls,
@@ -298,7 +303,7 @@ class MetricRanking:
             for baseline in baselines:
                 delta = comparison.scores[name] - comparison.scores[baseline]
                 null = _oriented_null(comparison, name, baseline)
-                extreme = int(np.sum(np.abs(null) >= abs(delta) * (1 - 1e-9)))
+                extreme = engine.count_extreme(null, delta, abs(delta) * 1e-9, "two-sided")
                 p = extreme / null.size
                 verdict = ("not distinguishable" if p > comparison.alpha
                            else "better" if delta > 0 else "worse")
@@ -389,9 +394,10 @@ class MetricRanking:
         parts = [f"Significance: PERM-BOTH, {s['n_resamples']} draws per metric pair{stop}; SPA from "
                  f"{s['spa_resamples']} shared sign patterns ({s['signs']}); acc_eq by the pairs test; "
                  f"clusters at p <= {s['alpha']}."]
-        if s["n_bootstrap"]:
+        if s["interval_resamples"]:
             parts.append(f"Intervals: {100 * s['confidence_level']:g}% percentile bootstrap over segments "
-                         f"({s['n_bootstrap']} samples; SPA with normal-limit p-values, acc_eq at fixed thresholds).")
+                         f"({s['interval_resamples']} samples; SPA with normal-limit p-values, acc_eq at fixed "
+                         "thresholds).")
         if self.average is not None:
             parts.append("Average: equal weight per task and statistic; its clusters from the summed draws.")
         return parts + list(s.get("tasks", {}).values())
@@ -457,7 +463,8 @@ def _added_metric_warnings(task: str, human: pd.DataFrame, metrics: dict, report
     for name in report.get("extra_metrics", {}):
         frame = metrics[name]
         metric_sys = frame.mean(axis=1)
-        r = float(np.corrcoef(human_sys, metric_sys)[0, 1])
+        # a correlation does not change under a positive scale: keep its squares in range
+        r = float(np.corrcoef(rescaled(human_sys.to_numpy()), rescaled(metric_sys.to_numpy()))[0, 1])
         pa = meta._pairwise_agreement(human_sys.to_numpy(), metric_sys.to_numpy(), 0.0)
         accuracy = pa[0] / pa[1]
         if r < 0 or accuracy < 0.5:
@@ -472,32 +479,52 @@ def _added_metric_warnings(task: str, human: pd.DataFrame, metrics: dict, report
     return out
 
 
-def _rank_metrics_iv(tasks, statistics, n_bootstrap, confidence_level, rng, signs):
+def _rank_metrics_iv(tasks, statistics, n_resamples, rng, signs, spa_resamples, early_stopping, alpha,
+                     interval_resamples, confidence_level, progress):
+    """Every argument of :func:`rank_metrics`, checked before the first draw of the first task."""
     if not isinstance(tasks, dict) or not tasks:
         raise ValueError("`tasks` must be a non-empty dict of task name -> SegmentTask (or (human, metrics))")
-    prepared, warnings, summaries = {}, [], {}
+    labels_iv([str(name) for name in tasks], "tasks names (as strings)")
+    prepared = {}
     for name, task in tasks.items():
-        human, metrics = (task.human, task.metrics) if hasattr(task, "human") else task
-        prepared[str(name)] = (human, metrics)
-        if hasattr(task, "report"):
-            warnings += _added_metric_warnings(str(name), human, metrics, task.report)
-            summaries[str(name)] = task_summary(task.report)
+        pair = (task.human, task.metrics) if hasattr(task, "human") and hasattr(task, "metrics") else task
+        if not isinstance(pair, tuple) or len(pair) != 2:
+            raise TypeError(f"tasks[{name!r}] must be a SegmentTask or a (human, metrics) tuple; "
+                            f"got {type(task).__name__}")
+        human, _, _ = align_metrics(*pair, minimum=2)
+        if isinstance(signs, SignMatrix) and signs.n_segments != human.shape[1]:
+            raise ValueError(f"`signs` cover {signs.n_segments} segments, task {name!r} has {human.shape[1]}")
+        prepared[str(name)] = pair
     statistics = (statistics,) if isinstance(statistics, str) else tuple(statistics)
     if not statistics:
         raise ValueError("`statistics` must name at least one of spa, pa, acc_eq")
     statistics = tuple(choice_iv(s, "statistics", STATISTICS) for s in statistics)
-    n_bootstrap = 0 if n_bootstrap == 0 else positive_int_iv(n_bootstrap, "n_bootstrap")
+    if len(set(statistics)) != len(statistics):
+        raise ValueError(f"`statistics` names a statistic twice: {statistics}")
+    positive_int_iv(n_resamples, "n_resamples")
+    spa_resamples, rng, signs = signs_arguments_iv(spa_resamples, rng, signs, count="spa_resamples")
+    if early_stopping is not None and not isinstance(early_stopping, EarlyStopping):
+        raise TypeError(f"`early_stopping` must be None or an EarlyStopping; got {early_stopping!r}")
+    probability_iv(alpha, "alpha")
+    interval_resamples = 0 if interval_resamples == 0 else positive_int_iv(interval_resamples, "interval_resamples")
+    confidence_level = probability_iv(confidence_level, "confidence_level")
+    flag_iv(progress, "progress")
     if signs == "mtme":
         seeds = [rng] * (len(prepared) * len(statistics) + 1)  # the toolkit seeds every task alike
     else:
-        seeds = rng_iv(rng).spawn(len(prepared) * len(statistics) + 1)
-    return (prepared, statistics, n_bootstrap, real_iv(confidence_level, "confidence_level"), seeds, warnings,
-            summaries)
+        seeds = rng.spawn(len(prepared) * len(statistics) + 1)
+    warnings, summaries = [], {}
+    for name, task in tasks.items():
+        if hasattr(task, "report"):
+            warnings += _added_metric_warnings(str(name), task.human, task.metrics, task.report)
+            summaries[str(name)] = task_summary(task.report)
+    return prepared, statistics, interval_resamples, confidence_level, seeds, warnings, summaries
 
 
 def rank_metrics(tasks: dict, *, statistics=("spa", "pa"), n_resamples: int = 1000, rng=None, signs="bits",
                  spa_resamples: int = 1000, early_stopping: EarlyStopping | None = None, alpha: float = 0.05,
-                 n_bootstrap: int = 1000, confidence_level: float = 0.95, progress: bool = False) -> MetricRanking:
+                 interval_resamples: int = 1000, confidence_level: float = 0.95,
+                 progress: bool = False) -> MetricRanking:
     """Rank metrics on one or more tasks: scores, significance clusters, intervals, average.
 
     Parameters
@@ -511,7 +538,7 @@ def rank_metrics(tasks: dict, *, statistics=("spa", "pa"), n_resamples: int = 10
     rng : None, int or Generator
         One seed for everything: each (task, statistic) and the intervals get their own stream
         spawned from it (``signs="mtme"`` needs an int, used by every task as the toolkit does).
-    n_bootstrap : int
+    interval_resamples : int
         Bootstrap samples per interval (0: no intervals).
     confidence_level : float
         Of the intervals.
@@ -546,8 +573,9 @@ def rank_metrics(tasks: dict, *, statistics=("spa", "pa"), n_resamples: int = 10
     >>> ranking.table()["toy pa rank"].tolist()
     [1, 1]
     """
-    prepared, statistics, n_bootstrap, confidence_level, seeds, warnings, summaries = _rank_metrics_iv(
-        tasks, statistics, n_bootstrap, confidence_level, rng, signs)
+    prepared, statistics, interval_resamples, confidence_level, seeds, warnings, summaries = _rank_metrics_iv(
+        tasks, statistics, n_resamples, rng, signs, spa_resamples, early_stopping, alpha, interval_resamples,
+        confidence_level, progress)
     seeds = iter(seeds)
     comparisons, intervals = {}, {}
     interval_rng = next(seeds)
@@ -558,15 +586,15 @@ def rank_metrics(tasks: dict, *, statistics=("spa", "pa"), n_resamples: int = 10
             comparison = compare_metrics(human, metrics, statistic=stat, n_resamples=n_resamples, rng=next(seeds),
                                          alpha=alpha, progress=f"{task} {stat}" if progress else False, **kw)
             comparisons[(task, stat)] = comparison
-            if n_bootstrap:
+            if interval_resamples:
                 intervals[(task, stat)] = metric_intervals(
-                    human, metrics, statistic=stat, confidence_level=confidence_level, n_resamples=n_bootstrap,
+                    human, metrics, statistic=stat, confidence_level=confidence_level, n_resamples=interval_resamples,
                     rng=interval_rng, epsilons=comparison.settings.get("epsilons"))
     average = None
     if len(comparisons) > 1:
         average = average_comparisons({f"{t} {s}": c for (t, s), c in comparisons.items()}, alpha=alpha)
     settings = dict(statistics=statistics, n_resamples=n_resamples,
                     signs=signs if isinstance(signs, str) else "prepared", spa_resamples=spa_resamples,
-                    early_stopping=early_stopping, alpha=alpha, n_bootstrap=n_bootstrap,
+                    early_stopping=early_stopping, alpha=alpha, interval_resamples=interval_resamples,
                     confidence_level=confidence_level, tasks=summaries)
     return MetricRanking(comparisons, intervals, average, settings, warnings)

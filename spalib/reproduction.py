@@ -7,8 +7,12 @@ lies within its tolerance, and the tolerance is not chosen but follows from what
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 import pandas as pd
+
+from spalib._core.validation import labels_iv, real_array_iv, real_iv
 
 LEDGER_COLUMNS = ("published", "ours", "kind", "note")
 
@@ -25,10 +29,25 @@ def _seed_values_iv(values, label) -> np.ndarray:
     if isinstance(values, (str, bytes)) or not np.iterable(values):
         raise ValueError(f"row {label!r} is 'monte carlo': give its values over at least {MIN_SEEDS} seeds "
                          f"in `seed_values`; got {values!r}")
-    values = np.asarray(list(values), dtype=float)
-    if values.size < MIN_SEEDS or not np.isfinite(values).all():
+    values = real_array_iv(list(values), f"seed_values[{label!r}]", ndim=1)
+    if values.size < MIN_SEEDS:
         raise ValueError(f"row {label!r} needs at least {MIN_SEEDS} finite seed values; got {values.size}")
     return values
+
+
+def _is_missing(value) -> bool:
+    """None, pandas' NA or a float NaN (not a string, not a number)."""
+    return value is None or value is pd.NA or (
+        isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)) and np.isnan(value))
+
+
+def _numbers_iv(rows, column: str, *, missing_ok: bool = False, **bounds) -> pd.Series:
+    """One column as floats, each cell a real number (a typo such as "0.97x" is an error, never NaN).
+
+    A missing cell stays NaN where ``missing_ok``.
+    """
+    return pd.Series([np.nan if missing_ok and _is_missing(value) else real_iv(value, f"{column}[{label!r}]", **bounds)
+                      for label, value in zip(rows.index, rows[column])], index=rows.index, dtype=float)
 
 
 def _reproduction_ledger_iv(rows):
@@ -38,29 +57,26 @@ def _reproduction_ledger_iv(rows):
     if missing:
         raise ValueError(f"`rows` lacks the column(s) {missing}; a ledger needs {list(LEDGER_COLUMNS)} "
                          "(and `seed_values` for Monte-Carlo rows)")
+    labels_iv(rows.index, "rows index")
     rows = rows.copy()
+    printed = rows["published"]
     if "rounding" not in rows.columns:
-        printed = rows["published"]
         if not all(isinstance(text, str) for text in printed):
             raise ValueError("give `published` as printed (strings, so that '0.90' keeps its rounding), "
                              "or a `rounding` column")
         rows["rounding"] = printed.map(published_rounding)
-        rows["published"] = printed.map(published_value)
-    numbers_ = rows[["published", "ours", "rounding"]].apply(pd.to_numeric, errors="coerce")
-    for column in ("published", "rounding"):
-        bad = rows.index[~np.isfinite(numbers_[column])]
-        if len(bad):
-            raise ValueError(f"`rows` has no finite {column} number for {list(bad)}")
-    if (numbers_["rounding"] <= 0).any():
-        raise ValueError(f"`rounding` (the unit of the published number's last digit) must be positive; "
-                         f"not so for {list(rows.index[numbers_['rounding'] <= 0])}")
+    # as printed ("0.90", "31%"), or a number when a `rounding` column gives the unit
+    rows["published"] = printed.map(lambda x: published_value(x) if isinstance(x, str) else x)
+    numbers_ = pd.DataFrame({
+        "published": _numbers_iv(rows, "published"),
+        "ours": _numbers_iv(rows, "ours", missing_ok=True),
+        # the unit of the published number's last digit
+        "rounding": _numbers_iv(rows, "rounding", low=0.0, low_open=True)})
     kinds = rows["kind"]
     unknown = sorted({k for k in kinds if k not in LEDGER_KINDS}, key=str)
     if unknown:
         raise ValueError(f"unknown `kind` {unknown}; use one of {list(LEDGER_KINDS)}")
     absent = kinds == "not in the data"
-    if np.isinf(numbers_["ours"]).any():
-        raise ValueError(f"`ours` is infinite for {list(rows.index[np.isinf(numbers_['ours'])])}")
     bad = rows.index[absent & numbers_["ours"].notna()]
     if len(bad):
         raise ValueError(f"rows {list(bad)} are 'not in the data' but have a value of ours")
@@ -101,12 +117,15 @@ def reproduction_ledger(rows: pd.DataFrame) -> pd.DataFrame:
     rows : DataFrame, one row per quantity
         Columns ``published`` (a number printed in a paper, best as the printed string;
         "31%" stands for 0.31),
-        ``ours`` (our value; NaN only for kind ``"not in the data"``), ``kind`` (one of
+        ``ours`` (our value, a finite number; NaN or None only for kind ``"not in the data"``
+        and Monte-Carlo rows), ``kind`` (one of
         :data:`LEDGER_KINDS`) and ``note`` (what explains a difference; required for the kinds ``"different
         data"`` and ``"not in the data"``).  Monte-Carlo rows also need ``seed_values``: our
         value over at least five seeds.  The unit of the published number's last digit (0.001
         for "0.047", 1 for "171") is read from the printed string; a ``rounding`` column
-        overrides it.
+        (positive numbers) overrides it, and then ``published`` may also be given as numbers.
+        Every cell is checked: a typo such as ``"0.97x"`` is an error naming its row, never a
+        missing value.
 
     Returns
     -------

@@ -21,86 +21,15 @@ from __future__ import annotations
 import numpy as np
 
 from spalib._core import signs as sign_kernels
-from spalib._core.validation import choice_iv, is_seed, positive_int_iv, rng_iv, score_matrix_iv, sums_iv
+from spalib._core.sign_matrix import SIGN_RECIPES, SignMatrix, signs_arguments_iv
+from spalib._core.validation import choice_iv, positive_int_iv, rescaled, score_matrix_iv, sums_iv
 
 __all__ = ["pairwise_pvalues", "draw_signs", "SignMatrix", "SIGN_RECIPES", "MAX_EXACT_SEGMENTS"]
 
 #: Exact enumeration visits 2**L sign patterns; beyond this it would take too long.
-MAX_EXACT_SEGMENTS = 20
+MAX_EXACT_SEGMENTS = sign_kernels.MAX_EXACT_PATTERNS
 
-SIGN_RECIPES = ("bits", "mtme")
-"""How sign matrices are drawn: ``"bits"``, eight random signs per random byte from the ``rng``
-Generator (fast, float64 sums); ``"mtme"``, mt-metrics-eval's recipe for an int seed
-(``default_rng(seed).random((K, L), dtype=float32)``, +1 iff the uniform rounds to 1) with its
-float32 arithmetic, so that p-values and SPA equal the toolkit's for that seed."""
-
-
-class SignMatrix:
-    """A shared matrix of random signs: ``n_resamples`` patterns over ``n_segments``.
-
-    ``packed`` holds the signs as bits (``uint8``, eight segments per byte, bit set = +1).
-    ``reference`` holds the float32 ±1 matrix of the ``"mtme"`` recipe, which p-values multiply
-    in float32 exactly as mt-metrics-eval does; its packed form is built only if a float64
-    computation asks for it.  Both are validated here, before any kernel reads them.
-    """
-
-    def __init__(self, n_segments: int, *, packed: np.ndarray | None = None, reference: np.ndarray | None = None):
-        n_segments = positive_int_iv(n_segments, "n_segments")
-        if (packed is None) == (reference is None):
-            raise ValueError("give either packed signs or the float32 sign matrix of the 'mtme' recipe")
-        if packed is not None:
-            packed = np.asarray(packed)
-            if packed.dtype != np.uint8 or packed.ndim != 2 or packed.shape[1] != (n_segments + 7) // 8 \
-                    or packed.shape[0] < 1:
-                raise ValueError(f"`packed` must be a uint8 array of shape (n_resamples, {(n_segments + 7) // 8}) "
-                                 f"for {n_segments} segments; got {packed.dtype} {packed.shape}")
-            packed = np.ascontiguousarray(packed)
-        else:
-            reference = np.asarray(reference)
-            if reference.dtype != np.float32 or reference.ndim != 2 or reference.shape[1] != n_segments \
-                    or reference.shape[0] < 1 or not np.isin(reference, (-1.0, 1.0)).all():
-                raise ValueError(f"`reference` must be a float32 matrix of ±1 of shape (n_resamples, {n_segments}); "
-                                 f"got {reference.dtype} {reference.shape}")
-            reference = np.ascontiguousarray(reference)
-        self.n_segments = n_segments
-        self._packed = packed
-        self.reference = reference
-
-    @property
-    def recipe(self) -> str:
-        """``"mtme"`` for mt-metrics-eval's float32 signs, else ``"bits"``."""
-        return "mtme" if self.reference is not None else "bits"
-
-    @property
-    def n_resamples(self) -> int:
-        """The number of sign patterns."""
-        return (self._packed if self._packed is not None else self.reference).shape[0]
-
-    @property
-    def packed(self) -> np.ndarray:
-        """The signs as bits, eight segments per byte."""
-        if self._packed is None:
-            self._packed = sign_kernels._pack_signs(self.reference)
-        return self._packed
-
-    def as_bits(self) -> SignMatrix:
-        """The same signs for float64 arithmetic (the ``"bits"`` path), e.g. mt-metrics-eval's signs
-        without its float32 rounding.
-        """
-        return SignMatrix(self.n_segments, packed=self.packed)
-
-
-def _draw_signs_iv(n_resamples, n_segments, rng, signs):
-    n_resamples = positive_int_iv(n_resamples, "n_resamples")
-    n_segments = positive_int_iv(n_segments, "n_segments")
-    signs = choice_iv(signs, "signs", SIGN_RECIPES)
-    if signs == "mtme" and not is_seed(rng):
-        raise ValueError("signs='mtme' reproduces mt-metrics-eval's signs for an int seed (its default is 4): "
-                         f"pass `rng` as an int; got {rng!r}")
-    return n_resamples, n_segments, rng if signs == "mtme" else rng_iv(rng), signs
-
-
-def draw_signs(n_resamples: int, n_segments: int, rng=None, *, signs: str = "bits") -> SignMatrix:
+def draw_signs(n_resamples: int, n_segments: int, *, rng=None, signs: str = "bits") -> SignMatrix:
     """Draw the sign matrix shared by every system pair (and by the human and metric scores).
 
     Parameters
@@ -133,7 +62,10 @@ def draw_signs(n_resamples: int, n_segments: int, rng=None, *, signs: str = "bit
     >>> draw_signs(1000, 12, rng=4, signs="mtme").recipe
     'mtme'
     """
-    n_resamples, n_segments, rng, signs = _draw_signs_iv(n_resamples, n_segments, rng, signs)
+    n_segments = positive_int_iv(n_segments, "n_segments")
+    if isinstance(signs, SignMatrix):
+        raise TypeError("`signs` names a recipe, 'bits' or 'mtme'; got a SignMatrix")
+    n_resamples, rng, signs = signs_arguments_iv(n_resamples, rng, signs)
     if signs == "mtme":
         uniform = np.random.default_rng(rng).random((n_resamples, n_segments), dtype=np.float32)
         sign_kernels._uniform_to_signs(uniform)  # in place, as the reference does with np.rint
@@ -142,27 +74,22 @@ def draw_signs(n_resamples: int, n_segments: int, rng=None, *, signs: str = "bit
     return SignMatrix(n_segments, packed=packed)
 
 
-def _signs_iv(signs, n_resamples, n_segments, rng) -> SignMatrix:
-    """The sign matrix a p-value computation uses: drawn by a named recipe, or a prepared one."""
-    if isinstance(signs, SignMatrix):
-        if signs.n_segments != n_segments:
-            raise ValueError(f"`signs` cover {signs.n_segments} segments, the scores have {n_segments}")
-        return signs
-    if not isinstance(signs, str):
-        raise TypeError(f"`signs` must be 'bits', 'mtme' or a SignMatrix from spalib.draw_signs; got {signs!r}")
-    return draw_signs(n_resamples, n_segments, rng, signs=signs)
-
-
 def _pairwise_pvalues_iv(scores, n_resamples, rng, signs, method, ties):
-    x = score_matrix_iv(scores)
     method = choice_iv(method, "method", ("permutation", "normal", "exact"))
     ties = choice_iv(ties, "ties", ("ge", "mid"))
+    n_resamples, rng, signs = signs_arguments_iv(n_resamples, rng, signs)   # whatever the method
+    x = score_matrix_iv(scores)
     if method == "exact" and x.shape[1] > MAX_EXACT_SEGMENTS:
         raise ValueError(f"method='exact' enumerates 2**L sign patterns; L = {x.shape[1]} is over "
                          f"the limit of {MAX_EXACT_SEGMENTS} segments")
-    sign_matrix = _signs_iv(signs, n_resamples, x.shape[1], rng) if method == "permutation" else None
-    sums_iv(x, "scores", np.float32 if sign_matrix is not None and sign_matrix.recipe == "mtme" else np.float64)
-    return x, sign_matrix, method, ties == "mid"
+    if isinstance(signs, SignMatrix) and signs.n_segments != x.shape[1]:
+        raise ValueError(f"`signs` cover {signs.n_segments} segments, the scores have {x.shape[1]}")
+    recipe = signs.recipe if isinstance(signs, SignMatrix) else signs
+    x = rescaled(x)   # p-values do not change under a positive scale; squares and sums stay in range
+    sums_iv(x, "scores", np.float32 if method == "permutation" and recipe == "mtme" else np.float64)
+    if method == "permutation" and not isinstance(signs, SignMatrix):
+        signs = draw_signs(n_resamples, x.shape[1], rng=rng, signs=signs)
+    return x, signs if method == "permutation" else None, method, ties == "mid"
 
 
 def pairwise_pvalues(scores, *, n_resamples: int = 1000, rng=None, signs="bits", method: str = "permutation",
@@ -234,24 +161,6 @@ def _pvalues_from_signs(x: np.ndarray, signs: SignMatrix, mid: bool) -> np.ndarr
     table = sign_kernels._byte_tables(x)
     null = sign_kernels._signed_sums(table, signs.packed)
     return sign_kernels._pair_pvalues(null, sign_kernels._observed_sums(table), mid, sign_kernels.tie_tolerance(x))
-
-
-def _sign_flip_null(values: np.ndarray, n_resamples: int, rng, method: str) -> tuple[np.ndarray, float, float]:
-    """Null draws ``sum_l s_l v_l`` of a one-sample sign-flip test, the observed sum and the tie
-    tolerance, from the very signs :func:`pairwise_pvalues` would draw for ``[values, 0]`` (the
-    zero row adds nothing, so only ``values`` is summed).
-    """
-    x = values[None, :]
-    if method == "exact":
-        if x.shape[1] > MAX_EXACT_SEGMENTS:
-            raise ValueError(f"method='exact' enumerates 2**n sign patterns; n = {x.shape[1]} is over "
-                             f"the limit of {MAX_EXACT_SEGMENTS}")
-        packed = sign_kernels._all_patterns(x.shape[1])
-    else:
-        packed = draw_signs(n_resamples, x.shape[1], rng).packed
-    table = sign_kernels._byte_tables(x)
-    observed = float(sign_kernels._observed_sums(table)[0])
-    return sign_kernels._signed_sums(table, packed)[0], observed, sign_kernels.tie_tolerance(x)
 
 
 def _normal_pvalues(x: np.ndarray, mid: bool) -> np.ndarray:

@@ -106,7 +106,7 @@ def test_ted_mqm_averages_are_reproduced_exactly_from_the_raw_annotations():
 
 def test_ted_zhen_source_errors_must_be_handled_explicitly():
     path = data.dataset_path("wmt-mqm-human-evaluation") / "ted/zhen/mqm_ted_zhen.tsv"
-    with pytest.raises(ValueError, match=r"mqm_ted_zhen\.tsv:\d+: 38 'Source error' rows"):
+    with pytest.raises(ValueError, match=r"mqm_ted_zhen\.tsv(\.gz)?:\d+: 38 'Source error' rows"):
         data.read_mqm_tsv(path)
     assert data.read_mqm_tsv(path, source_errors="drop").attrs["source_error_rows"] == 38
 

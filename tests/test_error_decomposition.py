@@ -15,8 +15,8 @@ from sacrebleu.metrics import BLEU, CHRF, TER
 import spalib
 from conftest import output_per_thread_count
 from spalib import data
-from spalib.corpus_metrics import corpus_score, segment_statistics
-from spalib.error_decomposition import _resample_counts
+from spalib.corpus_metrics import corpus_score, is_lower_better, segment_statistics
+from spalib._core.bootstrap import _resample_counts
 
 # --- TV9: the decomposition ----------------------------------------------------------------
 
@@ -70,7 +70,7 @@ def test_decomposition_closes_and_error_is_symmetric(predictions, random):
     (dict(predictions=[[0, 2]], labels=[[0, 1]]), ValueError, "only 0 and 1"),
     (dict(predictions=[[0, 1, 1]], labels=[[0, 1]]), ValueError, "same shape"),
     (dict(predictions=[], labels=[]), ValueError, "non-empty"),
-    (dict(predictions=[["a"]], labels=[[1]]), TypeError, "0/1 predictions"),
+    (dict(predictions=[["a"]], labels=[[1]]), TypeError, "`predictions` must hold real numbers"),
     (dict(predictions=[[1]], labels=[[1]], no_bias=1), TypeError, "`no_bias` must be True or False"),
 ])
 def test_decomposition_rejects_bad_input(kwargs, error, message):
@@ -107,7 +107,7 @@ def test_annotators_drop_same_annotator_pairs():
 
 @pytest.mark.parametrize("scores, outputs, kwargs, message", [
     ([1.0, 2.0, 9.0], ["a", "a", "b"], {"annotators": ["u", "u", "v"]}, "two different annotators"),
-    ([1.0, 2.0, 9.0], ["a", "a", "b"], {"annotators": ["u"]}, "`annotators` must have one id per score"),
+    ([1.0, 2.0, 9.0], ["a", "a", "b"], {"annotators": ["u"]}, r"`annotators` must give one key per row \(3\)"),
     ([1.0, 2.0, 9.0], ["a", "a", "b"], {"annotators": ["u", "v", "w"], "ddof": 0}, "use ddof=1"),
 ])
 def test_perfect_annotator_rejects_bad_annotators(scores, outputs, kwargs, message):
@@ -119,7 +119,7 @@ def test_perfect_annotator_rejects_bad_annotators(scores, outputs, kwargs, messa
     ([1.0, 2.0], ["a", "b"], "no output is judged twice"),
     ([1.0, 5.0, 1.0, 5.0], ["a", "a", "b", "b"], "carry no signal"),
     ([1.0, np.inf], ["a", "a"], "finite"),
-    ([1.0, 2.0], ["a"], "one id per score"),
+    ([1.0, 2.0], ["a"], r"`outputs` must give one key per row \(2\)"),
 ])
 def test_perfect_annotator_rejects_bad_input(scores, outputs, message):
     with pytest.raises(ValueError, match=message):
@@ -156,7 +156,8 @@ def test_power_agrees_with_a_simulated_t_test():
 
 @pytest.mark.parametrize("kwargs, message", [
     (dict(delta=0, sigma=19), "`delta` must be positive"),
-    (dict(delta=1, sigma=np.nan), "`sigma` must be positive"),
+    (dict(delta=1, sigma=np.nan), r"`sigma` has 1 missing \(NaN\)"),
+    (dict(delta=1, sigma=-2.0), "`sigma` must be positive"),
     (dict(delta=1, sigma=19, alpha=1.5), r"`alpha` must be a finite number in \(0.0, 1.0\)"),
     (dict(delta=1, sigma=19, power=True), "`power` must be a real number"),
     (dict(delta=1, sigma=19, method="z"), "`method` must be"),
@@ -216,7 +217,7 @@ def test_bootstrap_is_identical_for_any_thread_count():
     (dict(values=[1.0, 2.0], systems=["a", "b"], rng=True), TypeError, "`rng` must be None, an int"),
     (dict(values=[1.0, 2.0], systems=["a", "b"], n_resamples=0), ValueError, "`n_resamples` must be a positive"),
     (dict(values=[1.0, 2.0], systems=["a", "b"], n_resamples="10"), ValueError, "`n_resamples` must be a positive"),
-    (dict(values=[1.0, 2.0], systems=["a"]), ValueError, "one label per row"),
+    (dict(values=[1.0, 2.0], systems=["a"]), ValueError, r"`systems` must give one key per row \(2\)"),
     (dict(values=[1.0, np.inf], systems=["a", "b"]), ValueError, "finite"),
     (dict(values=[1 + 1j, 2.0], systems=["a", "b"]), TypeError, "real numbers"),
     (dict(values=[1.0, 2.0], systems=["a", "b"], metric="rouge"), ValueError, "`metric` must be"),
@@ -234,9 +235,110 @@ def test_pairs_must_name_known_systems():
     boot = spalib.bootstrap_system_scores([1.0, 2.0], ["a", "b"], n_resamples=10, rng=0)
     with pytest.raises(ValueError, match="not in the bootstrap"):
         boot.predictions([("a", "z")])
-    assert spalib.system_pairs(["a", "b", "c"]) == [("a", "b"), ("a", "c"), ("b", "c")]
-    with pytest.raises(ValueError, match="twice"):
+    assert spalib.system_pairs(["a", "b", "c"]).to_numpy().tolist() == [["a", "b"], ["a", "c"], ["b", "c"]]
+    with pytest.raises(ValueError, match="system 'a' appears twice"):
         spalib.system_pairs(["a", "a"])
+
+
+# --- systems keyed by columns, pairs as frames (no keys glued into strings) ------------------
+
+ROWS = pd.DataFrame({
+    "year": [2022, 2022, 2022, 2022, 2021, 2021, 2022, 2022],
+    "lp": ["zh-en", "zh-en", "zh-en", "zh-en", "zh-en", "zh-en", "de-en", "de-en"],
+    "system": ["A", "A", "B", "B", "A", "C", "A", "D"],
+    "score": [1.0, 2.0, 5.0, 6.0, 3.0, 9.0, 4.0, 0.0],
+})
+KEYS = ["year", "lp", "system"]
+
+
+def test_key_columns_give_the_same_scores_as_glued_labels_and_a_multiindex():
+    glued = ROWS["year"].astype(str) + " " + ROWS["lp"] + " " + ROWS["system"]
+    by_string = spalib.bootstrap_system_scores(ROWS["score"].to_numpy(), glued.to_numpy(), n_resamples=50, rng=3)
+    by_columns = spalib.bootstrap_system_scores(ROWS["score"], ROWS[KEYS], n_resamples=50, rng=3)
+    assert np.array_equal(by_string.scores, by_columns.scores)
+    assert isinstance(by_columns.systems, pd.MultiIndex) and list(by_columns.systems.names) == KEYS
+    assert by_columns.systems.tolist() == [(2021, "zh-en", "A"), (2021, "zh-en", "C"), (2022, "de-en", "A"),
+                                           (2022, "de-en", "D"), (2022, "zh-en", "A"), (2022, "zh-en", "B")]
+    assert by_columns.observed.tolist() == [3.0, 9.0, 4.0, 0.0, 1.5, 5.5]
+
+
+def test_pairs_within_groups_are_a_frame_with_the_group_columns():
+    boot = spalib.bootstrap_system_scores(ROWS["score"], ROWS[KEYS], n_resamples=50, rng=3)
+    pairs = boot.pairs(within=["year", "lp"])
+    assert pairs.columns.tolist() == ["year", "lp", "first", "second"]
+    assert pairs.to_numpy().tolist() == [[2021, "zh-en", "A", "C"], [2022, "de-en", "A", "D"],
+                                         [2022, "zh-en", "A", "B"]]
+    assert pairs["year"].dtype == np.int64
+    # the same pairs from the key columns, in the order the systems are listed
+    listed = spalib.system_pairs(ROWS[KEYS].drop_duplicates(), within=["year", "lp"])
+    assert listed.to_numpy().tolist() == [[2022, "zh-en", "A", "B"], [2021, "zh-en", "A", "C"],
+                                          [2022, "de-en", "A", "D"]]
+    predictions = boot.predictions(listed)
+    assert predictions.shape == (50, 3) and list(predictions.columns.names) == ["year", "lp", "first", "second"]
+    assert boot.observed_predictions(listed).to_dict() == {(2022, "zh-en", "A", "B"): 0, (2021, "zh-en", "A", "C"): 0,
+                                                           (2022, "de-en", "A", "D"): 1}
+    assert boot.one_sided_pvalues(listed).index.equals(predictions.columns)
+    # a frame without the group columns names full keys in `first` and `second`
+    across = boot.pairs()
+    assert len(across) == 15 and across.loc[0, "first"] == (2021, "zh-en", "A")
+    assert np.array_equal(boot.predictions(across.iloc[:1]).to_numpy()[:, 0],
+                          boot.predictions([((2021, "zh-en", "A"), (2021, "zh-en", "C"))])[:, 0])
+
+
+def test_decomposition_keeps_and_matches_the_pairs():
+    boot = spalib.bootstrap_system_scores(ROWS["score"], ROWS[KEYS], n_resamples=200, rng=3)
+    pairs = boot.pairs(within=["year", "lp"])
+    labels = spalib.bootstrap_system_scores(ROWS["score"], ROWS[KEYS], n_resamples=200, rng=4).predictions(pairs)
+    predictions = boot.predictions(pairs)
+    d = spalib.decompose_pairwise_error(predictions, labels)
+    assert d.pairs.equals(predictions.columns)
+    # labels in another column order are matched by pair, not by position
+    shuffled = spalib.decompose_pairwise_error(predictions, labels.iloc[:, ::-1])
+    assert shuffled.error == d.error and np.array_equal(shuffled.pair_error, d.pair_error)
+    table = d.by_pair()
+    assert table.index.equals(d.pairs) and table["error"].mean() == pytest.approx(d.error)
+    assert table.loc[(2022, "de-en", "A", "D"), "error"] == pytest.approx(d.pair_error[1])
+    with pytest.raises(ValueError, match="labelled by different pairs"):
+        spalib.decompose_pairwise_error(predictions, labels.rename(columns={"B": "Z"}, level="second"))
+    # a constant prediction as a Series, matched by pair too
+    optimal = (labels.mean(axis=0) > 0.5).astype(np.int8)
+    assert spalib.decompose_pairwise_error(optimal[::-1], labels, no_bias=True).bias == 0
+
+
+def test_sample_size_is_keyed_like_the_systems():
+    keys = ROWS[KEYS]
+    boot = spalib.bootstrap_system_scores(ROWS["score"], keys, n_resamples=20, rng=3,
+                                          sample_size={k: 1 for k in spalib.bootstrap_system_scores(
+                                              ROWS["score"], keys, n_resamples=1, rng=0).systems})
+    assert np.isin(boot.scores, ROWS["score"]).all()   # one draw: each score is a row's score
+    with pytest.raises(ValueError, match="no entry for"):
+        spalib.bootstrap_system_scores(ROWS["score"], keys, n_resamples=20, sample_size={"A": 1})
+
+
+@pytest.mark.parametrize("systems, message", [
+    (ROWS[["year", "lp"]].assign(system=["A", None, "B", "B", "A", "C", "A", "D"]),
+     r"`systems` has 1 missing key\(s\) \(column 'system'\), the first at row 1"),
+    (ROWS[KEYS].assign(year=[2022, "2022", 2022, 2022, 2021, 2021, 2022, 2022]),
+     r"`systems` mixes key types \(column 'year'\)"),
+    (ROWS[KEYS].iloc[:3].to_numpy().tolist(), r"`systems` must be one label per row, or key columns"),
+    (pd.DataFrame({"system": ["A", "B", "C"]}).set_axis(range(3)).to_numpy()[:, 0],
+     r"`systems` must give one key per row \(8\)"),
+    (ROWS[KEYS].set_axis(range(10, 18)), "different indexes"),
+])
+def test_bootstrap_rejects_bad_key_columns(systems, message):
+    with pytest.raises(ValueError, match=message):
+        spalib.bootstrap_system_scores(ROWS["score"], systems, n_resamples=10, rng=1)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(within="team"), r"`within` names \['team'\], which are not key columns"),
+    (dict(within=["year", "lp", "system"]), "no system would be left to pair"),
+])
+def test_system_pairs_rejects_bad_groups(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        spalib.system_pairs(ROWS[KEYS].drop_duplicates(), **kwargs)
+    with pytest.raises(ValueError, match=r"system 'A' appears twice in group \{'year': 2022, 'lp': 'zh-en'\}"):
+        spalib.system_pairs(ROWS[KEYS], within=["year", "lp"])
 
 
 # --- corpus metrics equal to sacrebleu, on real WMT22 data ----------------------------------
@@ -292,18 +394,66 @@ def test_corpus_score_rejects_bad_statistics(statistics, message):
         corpus_score("ter", statistics)
 
 
+def test_is_lower_better_is_true_for_ter_only():
+    assert [is_lower_better(m) for m in ("bleu", "chrf", "ter")] == [False, False, True]
+    assert spalib.bootstrap_system_scores([[1.0, 4.0]], ["a"], metric="ter", n_resamples=2, rng=0).lower_is_better
+    with pytest.raises(ValueError, match="`metric` must be one of"):
+        is_lower_better("mean")
+
+
 def test_pair_labels_never_turn_a_missing_score_into_a_label():
     mqm = pd.Series({"A": -1.0, "B": -2.0, "C": np.nan, "D": -0.5})
     pairs = spalib.system_pairs(["A", "B", "C", "D", "E"])
     with pytest.raises(ValueError, match=r"no score for \['C', 'E'\]"):
         spalib.pair_labels(mqm, pairs)
     out = spalib.pair_labels(mqm, pairs, missing="drop")
-    assert out.pairs == [("A", "B"), ("A", "D"), ("B", "D")] and out.unscored == ["C", "E"]
-    assert out.labels.tolist() == [1, 0, 0] and int(out.kept.sum()) == 3
+    assert out.pairs.to_numpy().tolist() == [["A", "B"], ["A", "D"], ["B", "D"]] and out.unscored == ["C", "E"]
+    assert out.labels.to_dict() == {("A", "B"): 1, ("A", "D"): 0, ("B", "D"): 0} and int(out.kept.sum()) == 3
     assert spalib.pair_labels(-mqm, out.pairs, lower_is_better=True).labels.tolist() == [1, 0, 0]
+    # the (a, b) tuples of before still work, with plain arrays
+    tuples = spalib.pair_labels(mqm, [("A", "B"), ("A", "D")])
+    assert tuples.pairs == [("A", "B"), ("A", "D")] and tuples.labels.tolist() == [1, 0]
     with pytest.raises(ValueError, match="tie"):
         spalib.pair_labels(pd.Series({"A": 1.0, "B": 1.0}), [("A", "B")])
     with pytest.raises(TypeError, match="pandas Series"):
         spalib.pair_labels(mqm.to_numpy(), pairs)
     with pytest.raises(ValueError, match="missing"):
         spalib.pair_labels(mqm, pairs, missing="zero")
+    with pytest.raises(TypeError, match="`scores` must hold real numbers"):
+        spalib.pair_labels(pd.Series({"A": "-1.0x", "B": -2.0}), [("A", "B")])
+
+
+def test_pair_labels_read_system_names_or_full_keys_from_a_pair_frame():
+    pairs = spalib.system_pairs(ROWS[KEYS].drop_duplicates(), within=["year", "lp"])
+    zh = pairs[(pairs["year"] == 2022) & (pairs["lp"] == "zh-en")]
+    by_name = spalib.pair_labels(pd.Series({"A": 1.0, "B": 3.0}).rename_axis("system"), zh)
+    assert by_name.labels.to_dict() == {(2022, "zh-en", "A", "B"): 0}
+    full = pd.Series([1.0, 3.0, 2.0, 0.5], index=pd.MultiIndex.from_tuples(
+        [(2022, "zh-en", "A"), (2022, "zh-en", "B"), (2021, "zh-en", "A"), (2021, "zh-en", "C")], names=KEYS))
+    out = spalib.pair_labels(full, pairs, missing="drop")
+    assert out.labels.to_dict() == {(2022, "zh-en", "A", "B"): 0, (2021, "zh-en", "A", "C"): 1}
+    assert out.kept.tolist() == [True, True, False] and out.unscored == [(2022, "de-en", "A"), (2022, "de-en", "D")]
+    # labels and observed predictions of the same pair frame line up by pair
+    boot = spalib.bootstrap_system_scores(ROWS["score"], ROWS[KEYS], n_resamples=10, rng=0)
+    assert (boot.observed_predictions(pairs)[out.kept] == out.labels).tolist() == [True, False]
+
+
+def test_perfect_annotator_takes_key_columns():
+    rows = pd.DataFrame({"system": ["A", "A", "A", "B", "B", "B"], "sid": [1, 1, 2, 1, 1, 2],
+                         "score": [70.0, 80.0, 50.0, 20.0, 30.0, 90.0], "worker": ["u", "v", "u", "u", "w", "v"]})
+    glued = rows["system"] + " " + rows["sid"].astype(str)
+    by_columns = spalib.perfect_annotator(rows["score"], rows[["system", "sid"]])
+    assert by_columns == spalib.perfect_annotator(rows["score"], glued)
+    assert by_columns.within_variance == pytest.approx(50.0) and by_columns.n_repeated_outputs == 2
+    assert spalib.perfect_annotator(rows["score"], rows[["system", "sid"]], annotators=rows["worker"]).n_pairs == 2
+
+
+@pytest.mark.parametrize("effect", [2.0, 3.0, 4.0, 5.0])
+def test_power_solves_the_equation_where_scipy_lower_tail_is_nan(effect):
+    # scipy's nct.cdf is NaN deep in the lower tail (e.g. df 70, nc 10): the tail is read by symmetry
+    from scipy import stats
+
+    n1 = spalib.judgements_for_power(effect, 1) / 2
+    df, nc = 2 * n1 - 2, effect * np.sqrt(n1 / 2)
+    crit = stats.t.isf(0.025, df)
+    assert stats.nct.sf(crit, df, nc) + stats.nct.sf(crit, df, -nc) == pytest.approx(0.95, abs=1e-9)

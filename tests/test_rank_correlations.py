@@ -257,3 +257,40 @@ def test_pairs_test_rejects_the_normal_method():
     h = np.arange(12.0).reshape(3, 4)
     with pytest.raises(ValueError, match="`method` must be one of 'permutation', 'exact'"):
         pairs_permutation_test(h, h, h + 1, method="normal")
+
+
+def test_every_argument_is_checked_first_on_every_path():
+    h = np.arange(12.0).reshape(3, 4)
+    # `grouping` before the data (here too short for any group) and on every variant
+    with pytest.raises(ValueError, match="`grouping` must be one of 'none', 'item', 'system'; got None"):
+        kendall_tau([1.0], [1.0], variant="acc_eq", grouping=None)
+    with pytest.raises(ValueError, match="`grouping` must be one of"):
+        tie_calibration(h, h, grouping="segment")
+    # `rng` and `sample_rate` although no pair is sampled / no threshold is calibrated
+    with pytest.raises(TypeError, match="`rng` must be None, an int or a numpy.random.Generator"):
+        tie_calibration(h, h, rng=1.5)
+    with pytest.raises(ValueError, match=r"`sample_rate` must be a finite number in \(0.0, 1.0\]"):
+        pairs_permutation_test(h, h, h + 1, epsilon1=0.0, epsilon2=0.0, sample_rate=0.0)
+    with pytest.raises(ValueError, match="`n_resamples` must be a positive integer"):
+        pairs_permutation_test(h, h, h + 1, method="exact", n_resamples=0)
+    with pytest.raises(ValueError, match="`alternative` must be one of"):
+        pairs_permutation_test(h, h, h + 1, epsilon1=0.0, epsilon2=0.0, alternative="less")
+    with pytest.raises(ValueError, match=r"`epsilon2` must be a finite number in \[0.0, inf\]; got inf"):
+        pairs_permutation_test(h, h, h + 1, epsilon1=0.0, epsilon2=np.inf)
+    # the errors name the metric they are about
+    with pytest.raises(ValueError, match="`human` and `metric2` must have the same shape"):
+        pairs_permutation_test(h, h, h[:, :3])
+    with pytest.raises(ValueError, match="`human` and `metric1` cover different systems or segments"):
+        frame = pd.DataFrame(h)
+        pairs_permutation_test(frame, frame.rename(index={0: 9}), frame)
+
+
+def test_given_thresholds_equal_the_calibrated_ones():
+    rng = np.random.default_rng(2)
+    h = rng.integers(0, 4, size=(5, 8)).astype(float)
+    m1, m2 = h + rng.normal(size=h.shape), rng.normal(size=h.shape)
+    calibrated = pairs_permutation_test(h, m1, m2, n_resamples=300, rng=1)
+    given = pairs_permutation_test(h, m1, m2, epsilon1=calibrated.epsilon1, epsilon2=calibrated.epsilon2,
+                                   n_resamples=300, rng=1)
+    assert (given.epsilon1, given.epsilon2) == (tie_calibration(h, m1).epsilon, tie_calibration(h, m2).epsilon)
+    assert given.pvalue == calibrated.pvalue and given.delta == calibrated.delta

@@ -69,16 +69,35 @@ def test_published_rounding_reads_the_printed_digits():
     (ledger_rows(published=[1.0]), "as printed"),
     (ledger_rows(kind=["close"]), r"unknown `kind` \['close'\]"),
     (ledger_rows(ours=[np.nan]), "no value of ours"),
-    (ledger_rows(ours=[np.inf]), "infinite"),
+    (ledger_rows(ours=[np.inf]), r"`ours\['q'\]` must be a finite number"),
+    (ledger_rows(ours=["0.97x"]), r"`ours\['q'\]` must be a real number; got '0.97x'"),
+    (ledger_rows(ours=["1.0"]), r"`ours\['q'\]` must be a real number"),      # a string is no number
+    (ledger_rows(ours=[True]), r"`ours\['q'\]` must be a real number"),
+    (ledger_rows(ours=["0.97x"], kind=["not in the data"], note=["x"]), "must be a real number"),
     (ledger_rows(kind=["not in the data"], note=["x"]), "'not in the data' but have a value"),
     (ledger_rows(kind=["different data"]), "need a note"),
     (ledger_rows(kind=["monte carlo"]), "`seed_values` column"),
     (ledger_rows(kind=["monte carlo"], seed_values=[[1, 2, 3]]), "at least 5 finite seed values"),
-    (ledger_rows(rounding=[0.0]), "must be positive"),
+    (ledger_rows(kind=["monte carlo"], seed_values=[["1", "2", "3", "4", "5"]]),
+     r"`seed_values\['q'\]` must hold real numbers"),
+    (ledger_rows(kind=["monte carlo"], seed_values=[[1, 2, 3, 4, np.nan]]), r"missing \(NaN\)"),
+    (ledger_rows(rounding=[0.0]), r"`rounding\['q'\]` must be a finite number in \(0.0, inf\]"),
+    (ledger_rows(rounding=["abc"]), r"`rounding\['q'\]` must be a real number; got 'abc'"),
+    (ledger_rows(published=[np.inf], rounding=[0.1]), r"`published\['q'\]` must be a finite number"),
+    (pd.concat([ledger_rows(), ledger_rows()]), r"`rows index` has duplicate labels: \['q'\]"),
 ])
 def test_rejects_bad_rows(rows, message):
     with pytest.raises((ValueError, TypeError), match=message):
         spalib.reproduction_ledger(rows)
+
+
+def test_a_rounding_column_lets_published_be_numbers_or_printed_strings():
+    numbers = spalib.reproduction_ledger(ledger_rows(published=[0.97], ours=[0.9712], rounding=[0.01]))
+    printed = spalib.reproduction_ledger(ledger_rows(published=["0.97"], ours=[0.9712], rounding=[0.01]))
+    assert numbers.loc["q", "status"] == printed.loc["q", "status"] == "match"
+    assert numbers.loc["q", "tolerance"] == printed.loc["q", "tolerance"] == 0.005
+    missing = spalib.reproduction_ledger(ledger_rows(ours=[None], kind=["not in the data"], note=["x"]))
+    assert missing.loc["q", "status"] == "not in the data: x" and np.isnan(missing.loc["q", "ours"])
 
 
 def test_rejects_non_frames():

@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from spalib._core.corpus_kernels import score
 from spalib._core.meta import _pairwise_agreement, spa_of_uppers
+from spalib._core.rng import GOLDEN, mix64
 from spalib._core.signs import _weighted_normal_upper
 
 
@@ -36,4 +38,76 @@ def _bootstrap_pa(human_sums, metric_sums, tol):
         for m in range(n_metrics):
             agree, pairs = _pairwise_agreement(human_sums[b], metric_sums[m, b], tol)
             out[b, m] = agree / pairs
+    return out
+
+
+# --- the bootstrap of system scores (spalib.bootstrap): each system's rows resampled on their own
+
+@njit(cache=True)
+def _stream(seed, group):
+    """The start of the SplitMix64 stream of one (trial seed, group): independent of the thread."""
+    return mix64(seed ^ mix64((np.uint64(group) + np.uint64(1)) * GOLDEN))
+
+
+@njit(cache=True)
+def _draw(state, n):
+    """Advance ``state``; return it and a row in [0, n): ``(32 random bits * n) >> 32`` (bias < n / 2**32)."""
+    state += GOLDEN
+    return state, (mix64(state) >> np.uint64(32)) * np.uint64(n) >> np.uint64(32)
+
+
+@njit(cache=True)
+def _resample_counts(seed, group, sample_size, counts):
+    """How often each of ``counts.size`` rows is drawn in ``sample_size`` draws with replacement."""
+    counts[:] = 0.0
+    state = _stream(seed, group)
+    for _ in range(sample_size):
+        state, row = _draw(state, counts.size)
+        counts[row] += 1.0
+
+
+@njit(cache=True)
+def _resample_sum(seed, group, sample_size, values):
+    """The sum of ``sample_size`` rows of ``values`` drawn with replacement (the same draws as
+    :func:`_resample_counts`, without counting them).
+    """
+    state = _stream(seed, group)
+    total = 0.0
+    for _ in range(sample_size):
+        state, row = _draw(state, values.size)
+        total += values[row]
+    return total
+
+
+@njit(cache=True, fastmath={"reassoc"})
+def _dot(counts, column):
+    # Reassociation lets LLVM vectorise the sum; the order it picks is fixed at compile time, so a
+    # result does not depend on the thread, and sums of integer statistics are exact in any order.
+    acc = 0.0
+    for i in range(counts.size):
+        acc += counts[i] * column[i]
+    return acc
+
+
+@njit(parallel=True, cache=True)
+def _bootstrap_scores(stats_t, starts, sample_sizes, seeds, code):
+    """The score of every group (system) in every trial: ``stats_t`` is statistics x rows with each
+    group's rows contiguous (``starts``), ``code`` 0 for a mean, else a corpus metric's code.
+    """
+    # Groups outside, trials inside: one group's statistics stay in cache across all trials.
+    k = stats_t.shape[0]
+    n_groups = starts.size - 1
+    out = np.empty((seeds.size, n_groups))
+    for g in range(n_groups):
+        lo, hi, size = starts[g], starts[g + 1], sample_sizes[g]
+        for t in prange(seeds.size):
+            if code == 0:  # a mean: sum the drawn rows directly, in time proportional to `size`
+                out[t, g] = _resample_sum(seeds[t], g, size, stats_t[0, lo:hi]) / size
+                continue
+            counts = np.empty(hi - lo)
+            _resample_counts(seeds[t], g, size, counts)
+            sums = np.empty(k)
+            for j in range(k):
+                sums[j] = _dot(counts, stats_t[j, lo:hi])
+            out[t, g] = score(sums, code)
     return out

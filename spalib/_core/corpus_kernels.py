@@ -10,7 +10,7 @@ import numpy as np
 from numba import njit
 
 N_STATS = {"bleu": 10, "chrf": 18, "ter": 2}
-CODE = {"bleu": 1, "chrf": 2, "ter": 3}  # 0 is the plain mean (in error_decomposition)
+CODE = {"bleu": 1, "chrf": 2, "ter": 3}  # 0 is the plain mean (in spalib.bootstrap)
 # Python >= 3.12 sums floats with Neumaier compensation; sacrebleu's BLEU sums log precisions with sum().
 _COMPENSATED_SUM = sys.version_info >= (3, 12)
 

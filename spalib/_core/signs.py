@@ -69,6 +69,8 @@ def tie_tolerance(x: np.ndarray) -> float:
     return 1e-11 * float(np.abs(x).sum(axis=1).max())
 
 
+MAX_EXACT_PATTERNS = 20  # exact enumeration visits 2**n sign patterns; beyond this, too long
+
 _CHUNK = 64  # permutations per work item: a chunk's partial sums stay in cache across groups
 
 
@@ -215,3 +217,42 @@ def _weighted_normal_upper(x, weights, mid):
                 out[idx] = 0.5 * math.erfc(obs / math.sqrt(2.0 * ss))
             idx += 1
     return out
+
+
+def random_patterns(n_resamples: int, n_segments: int, rng: np.random.Generator) -> np.ndarray:
+    """``n_resamples`` random sign patterns over ``n_segments``, packed eight per byte (``"bits"``)."""
+    return rng.integers(0, 256, size=(n_resamples, (n_segments + 7) // 8), dtype=np.uint8)
+
+
+def sign_flip(values: np.ndarray):
+    """A one-sample sign-flip test of ``values``: the observed sum ``sum_l v_l``, its tie tolerance,
+    and ``draw(n_resamples, rng, exact=False)``, null sums ``sum_l s_l v_l`` from the very signs the
+    paired test of ``[values, 0]`` would draw (the zero row adds nothing), or all ``2**n`` patterns.
+    """
+    x = values[None, :]
+    table = _byte_tables(x)
+
+    def draw(n_resamples, rng, exact=False):
+        packed = _all_patterns(x.shape[1]) if exact else random_patterns(n_resamples, x.shape[1], rng)
+        return _signed_sums(table, packed)[0]
+    return float(_observed_sums(table)[0]), tie_tolerance(x), draw
+
+
+def pairs_null(agree1, agree2, weight, scale, n_resamples, rng, exact, alternative) -> tuple[np.ndarray, float]:
+    """The pairs test's null draws of ``stat1 - stat2`` and its p-value, from each pair's agreement
+    with the human preference under both metrics (pairs whose correctness is the same under both
+    add nothing and are left out).
+    """
+    diffs = (agree1 - agree2) * weight
+    informative = diffs[diffs != 0]
+    if informative.size == 0:
+        # the verdicts never differ in correctness: every draw ties the observed 0
+        return np.zeros(1 if exact else n_resamples), 1.0
+    if exact and informative.size > MAX_EXACT_PATTERNS:
+        raise ValueError(f"method='exact' enumerates 2**n sign patterns; n = {informative.size} informative "
+                         f"pairs is over the limit of {MAX_EXACT_PATTERNS}")
+    observed, tol, draw = sign_flip(scale * informative)
+    null = draw(n_resamples, rng, exact)
+    if alternative == "two-sided":
+        return null, float(np.mean(np.abs(null) >= abs(observed) - tol))
+    return null, float(np.mean(null >= observed - tol))

@@ -40,6 +40,16 @@ def positive_int_iv(value, name: str) -> int:
     return int(value)
 
 
+def int_iv(value, name: str, *, low: int, high: int | None = None) -> int:
+    """An int (not a bool, a float or a string) in ``[low, high]`` (no upper bound if ``high`` is None)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or not (
+            value >= low and (high is None or value <= high)):
+        bounds = f">= {low}" if high is None else f"in [{low}, {high}]"
+        shown = repr(value) if len(repr(value)) <= 40 else f"{repr(value)[:20]}... ({len(repr(value))} characters)"
+        raise ValueError(f"`{name}` must be an integer {bounds}; got {shown}")
+    return int(value)
+
+
 def real_iv(value, name: str, *, low: float = -np.inf, high: float = np.inf, low_open: bool = False,
             high_open: bool = False, finite: bool = True) -> float:
     """A real number (not a bool) within the given bounds."""
@@ -124,3 +134,49 @@ def sums_iv(x: np.ndarray, name: str, dtype=np.float64) -> None:
     if x.size and np.abs(x).max() > np.finfo(dtype).max / 16 / x.shape[-1]:
         precision = "float32 (signs='mtme')" if dtype == np.float32 else "float64"
         raise ValueError(f"`{name}` are too large: their sums over segments overflow {precision}")
+
+
+def rescaled(x: np.ndarray) -> np.ndarray:
+    """``x`` times the power of two that brings its largest magnitude into [0.5, 1), if that
+    magnitude is beyond ``2**±400``, where squares and variances of scores overflow or underflow
+    float64 (turning p-values into 0.5 or 1 and z-scores into 0).  A power of two is exact, so
+    every scale-invariant statistic (p-values, PA, SPA) is what the unscaled scores would give.
+    """
+    top = float(np.abs(x).max()) if x.size else 0.0
+    if top == 0.0 or 2.0 ** -400 <= top <= 2.0 ** 400:
+        return x
+    return np.ldexp(x, -np.frexp(top)[1])
+
+
+def keys_iv(keys, name: str, n_rows: int) -> pd.Index:
+    """One key per row: labels (1-D) or key columns (a DataFrame, or a MultiIndex), as an Index, or
+    a MultiIndex named after the columns.  No key may be missing (a missing label would silently
+    become a group of its own) and each column holds one type (1 and "1" would be two groups).
+    """
+    if isinstance(keys, pd.DataFrame):
+        if keys.shape[1] == 0:
+            raise ValueError(f"`{name}` has no key columns")
+        if not keys.columns.is_unique:
+            raise ValueError(f"`{name}` has duplicate column names: {list(keys.columns[keys.columns.duplicated()])}")
+        index = pd.MultiIndex.from_frame(keys) if keys.shape[1] > 1 else pd.Index(keys.iloc[:, 0])
+    elif isinstance(keys, pd.Index):
+        index = keys
+    elif isinstance(keys, str) or np.ndim(keys) != 1:
+        raise ValueError(f"`{name}` must be one label per row, or key columns (a DataFrame); got "
+                         f"{type(keys).__name__} of {np.ndim(keys)} dimension(s)")
+    else:
+        index = pd.Index(keys, tupleize_cols=False)
+    if len(index) != n_rows:
+        raise ValueError(f"`{name}` must give one key per row ({n_rows}); got {len(index)}")
+    levels = [index.get_level_values(k) for k in range(index.nlevels)]
+    for level in levels:
+        where = f" (column {level.name!r})" if index.nlevels > 1 or level.name is not None else ""
+        missing = np.asarray(level.isna())
+        if missing.any():
+            raise ValueError(f"`{name}` has {int(missing.sum())} missing key(s){where}, the first at row "
+                             f"{int(np.flatnonzero(missing)[0])}: a missing key would become a group of its own")
+        if level.dtype == object:
+            kinds = {type(x).__name__ for x in level}
+            if len(kinds) > 1 and not all(isinstance(x, numbers.Real) for x in level):
+                raise ValueError(f"`{name}` mixes key types{where} ({', '.join(sorted(kinds))}); use one type")
+    return index

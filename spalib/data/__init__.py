@@ -9,10 +9,10 @@ Every reader accepts a file as ``NAME`` or ``NAME.gz``.
 What the readers promise
 ------------------------
 Tidy pandas objects; ``NaN`` exactly where a file says ``None``; and a ``ValueError`` naming the
-file and line for anything malformed (wrong field count, non-numeric score, unknown or missing
-system, wrong number of lines).  Nothing is dropped silently: where a reader filters, it says
-what it filtered (:func:`complete_segments` returns the counts, :func:`read_mqm_tsv` refuses
-source-error rows unless asked to drop them).
+file and line for anything malformed (wrong field count, non-numeric score, unknown, missing or
+repeated system, a row given twice, wrong number of lines).  Nothing is dropped silently: where
+a reader filters, it says what it filtered (:func:`complete_segments` returns the counts,
+:func:`read_mqm_tsv` refuses source-error rows unless asked to drop them).
 """
 
 from __future__ import annotations

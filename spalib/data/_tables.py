@@ -76,7 +76,8 @@ def no_duplicates(frame: pd.DataFrame, columns: list[str], path, line_numbers: l
     if dup.any():
         k = int(np.argmax(dup))
         raise ValueError(f"{path}:{line_numbers[k]}: ({', '.join(columns)}) = "
-                         f"{tuple(frame[columns].iloc[k])} repeated")
+                         f"{tuple(v.item() if isinstance(v, np.generic) else v for v in frame[columns].iloc[k])} "
+                         "repeated")
 
 
 def to_float(values: list[str], path: Path, line_numbers: list[int], *, allow_none: bool) -> np.ndarray:

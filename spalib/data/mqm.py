@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from spalib.data._tables import read_lines, to_float
+from spalib.data._tables import no_duplicates, read_lines, resolve, to_float
 
 #: The standard MQM weights (Freitag et al. 2021; mt-metrics-eval ``converters/score_mqm.py``):
 #: keys are lower-cased ``severity[/category[/subcategory]]``; the longest matching prefix wins.
@@ -51,6 +52,11 @@ def mqm_weight(severity: str, category: str, weights: dict[str, float] = MQM_WEI
     >>> mqm_weight("Major", "Accuracy/Mistranslation"), mqm_weight("Minor", "Fluency/Punctuation")
     (5.0, 0.1)
     """
+    for value, name in ((severity, "severity"), (category, "category")):
+        if not isinstance(value, str):
+            raise TypeError(f"`{name}` must be a str (as annotated); got {value!r}")
+    if not isinstance(weights, Mapping):
+        raise TypeError(f"`weights` must be a dict of 'severity[/category...]' -> weight; got {type(weights).__name__}")
     parts = [severity.strip().lower()] + [p.strip().lower() for p in category.split("/")]
     while parts:
         key = "/".join(parts)
@@ -93,7 +99,7 @@ def read_mqm_tsv(path: Path | str, *, source_errors: str = "raise") -> pd.DataFr
     >>> len(errors), errors.attrs["source_error_rows"]
     (8435, 0)
     """
-    path = Path(path)
+    path = resolve(Path(path))
     lines = read_lines(path)
     if not lines:
         raise ValueError(f"{path}: empty file")
@@ -181,7 +187,8 @@ def read_mqm_avg_seg_scores(path: Path | str) -> pd.DataFrame:
 
     Notes
     -----
-    Scores are the published averages over raters (negated: 0 = perfect).
+    Scores are the published averages over raters (negated: 0 = perfect).  A (system, seg_id)
+    given twice is an error naming the line.
 
     References
     ----------
@@ -194,7 +201,7 @@ def read_mqm_avg_seg_scores(path: Path | str) -> pd.DataFrame:
     >>> read_mqm_avg_seg_scores(path).shape
     (8484, 3)
     """
-    path = Path(path)
+    path = resolve(Path(path))
     lines = read_lines(path)
     if not lines or lines[0].split() != ["system", "mqm_avg_score", "seg_id"]:
         raise ValueError(f"{path}:1: expected the header 'system mqm_avg_score seg_id'")
@@ -208,5 +215,6 @@ def read_mqm_avg_seg_scores(path: Path | str) -> pd.DataFrame:
         scores.append(fields[0])
         seg_ids.append(int(fields[1]))
         numbers.append(k)
-    return pd.DataFrame({"system": systems, "seg_id": seg_ids,
-                         "mqm": to_float(scores, path, numbers, allow_none=True)})
+    frame = pd.DataFrame({"system": systems, "seg_id": seg_ids})
+    no_duplicates(frame, ["system", "seg_id"], path, numbers)
+    return frame.assign(mqm=to_float(scores, path, numbers, allow_none=True))

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
+import numbers
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -9,8 +13,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from spalib.data._tables import read_lines, read_text, split_fields, to_float
+from spalib._core.validation import flag_iv, labels_iv, positive_int_iv
+from spalib.data._tables import read_lines, read_text, resolve, split_fields, to_float
 from spalib.data.paths import resolve_root
+
 
 @dataclass(frozen=True)
 class MetaInfo:
@@ -49,7 +55,9 @@ def _read_meta_info() -> dict[tuple[str, str], MetaInfo]:
         return frozenset() if value == "-" else frozenset(value.split(","))
 
     meta = {}
-    for _, (test_set, lp, ref, sys_, _domain, seg, outliers, primary, baseline) in _tsv_rows("mtme_meta.tsv"):
+    for k, (test_set, lp, ref, sys_, _domain, seg, outliers, primary, baseline) in _tsv_rows("mtme_meta.tsv"):
+        if (test_set, lp) in meta:
+            raise ValueError(f"{_META_DIR / 'mtme_meta.tsv'}:{k}: {test_set} {lp} repeated")
         meta[(test_set, lp)] = MetaInfo(ref, optional(seg), optional(sys_), listed(outliers), listed(primary),
                                         listed(baseline))
     return meta
@@ -177,7 +185,7 @@ class EvalSet:
     def _file(self, name: str, level: str) -> Path:
         self._check_name(name)
         try:
-            return self._score_files[(name, level)]
+            return resolve(self._score_files[(name, level)])
         except KeyError:
             raise KeyError(f"{name!r} has no {level}-level scores in {self.test_set}/{self.lp} "
                            f"(it has: {', '.join(self.levels(name))})") from None
@@ -186,11 +194,18 @@ class EvalSet:
         """Segment scores: rows = systems in the file (sorted), columns = segment index, NaN = None."""
         key = (name, "seg")
         if key not in self._cache:
-            self._cache[key] = self._read_seg(self._file(name, "seg"), human=name in self.human_score_names)
+            path = self._file(name, "seg")
+            frame = read_seg_score_file(path, len(self.segments), systems=self.systems)
+            self._check_every_system(name, path, frame.index)
+            self._cache[key] = frame
         return self._cache[key].copy()
 
     def sys_scores(self, name: str) -> pd.Series:
-        """System scores as stored in ``NAME.sys.score`` (not recomputed from segments)."""
+        """System scores as stored in ``NAME.sys.score`` (not recomputed from segments).
+
+        A metric's file must score every system but its own reference; a human score may skip
+        systems (as in the segment files).
+        """
         key = (name, "sys")
         if key not in self._cache:
             path = self._file(name, "sys")
@@ -200,19 +215,34 @@ class EvalSet:
                 if system in data:
                     raise ValueError(f"{path}:{k}: system {system!r} appears twice")
                 data[system] = to_float([score], path, [k], allow_none=True)[0]
+            self._check_every_system(name, path, data)
             self._cache[key] = pd.Series(data, name=name, dtype=float).rename_axis("system").sort_index()
         return self._cache[key].copy()
 
     def domain_scores(self, name: str) -> pd.DataFrame:
-        """Domain scores: rows = systems, columns = domains."""
+        """Domain scores: rows = systems, columns = domains.
+
+        A (domain, system) line given twice is an error; a metric's file must score every system
+        but its own reference, in every domain of the file.
+        """
         key = (name, "domain")
         if key not in self._cache:
             path = self._file(name, "domain")
-            rows = []
+            rows, seen = [], {}
             for k, (domain, system, score) in split_fields(path, 3):
                 self._check_system(system, path, k)
+                if (domain, system) in seen:
+                    raise ValueError(f"{path}:{k}: system {system!r} in domain {domain!r} appears twice "
+                                     f"(first on line {seen[domain, system]})")
+                seen[domain, system] = k
                 rows.append((domain, system, to_float([score], path, [k], allow_none=True)[0]))
             frame = pd.DataFrame(rows, columns=["domain", "system", "score"])
+            self._check_every_system(name, path, frame["system"])
+            if name not in self.human_score_names:  # a metric scores every system in every domain
+                for system, domains in frame.groupby("system")["domain"]:
+                    absent = sorted(set(frame["domain"]) - set(domains))
+                    if absent:
+                        raise ValueError(f"{path}: no line for system {system!r} in domain(s) {', '.join(absent)}")
             self._cache[key] = frame.pivot(index="system", columns="domain", values="score")
         return self._cache[key].copy()
 
@@ -221,19 +251,63 @@ class EvalSet:
             raise ValueError(f"{path}:{line}: system {system!r} has no output in "
                              f"system-outputs/{self.lp}/ (known: {', '.join(self.systems)})")
 
-    def _read_seg(self, path: Path, *, human: bool) -> pd.DataFrame:
-        frame = read_seg_score_file(path, len(self.segments), systems=self.systems)
-        if not human:
-            missing = set(self.systems) - set(frame.index) - {self.metric_reference(path.name.split(".")[0])}
-            if missing:
-                raise ValueError(f"{path}: no scores for system(s) {', '.join(sorted(missing))}")
-        return frame
+    def _check_every_system(self, name: str, path: Path, present) -> None:
+        """A metric's file must score every system but its own reference (human scores may skip some)."""
+        if name in self.human_score_names:
+            return
+        missing = set(self.systems) - set(present) - {self.metric_reference(name)}
+        if missing:
+            raise ValueError(f"{path}: no scores for system(s) {', '.join(sorted(missing))}")
 
     def system_output(self, system: str) -> list[str]:
         """The translation of ``system`` (a name in :attr:`systems`), one string per segment."""
         if system not in self.systems:
             raise KeyError(f"no system {system!r} in {self.test_set}/{self.lp}")
         return read_lines(self.folder / "system-outputs" / self.lp / f"{system}.txt")
+
+
+def _path_iv(path, name: str) -> Path:
+    """A file path (str or os.PathLike)."""
+    if isinstance(path, (bool, np.bool_)) or not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"`{name}` must be a path (str or pathlib.Path); got {path!r}")
+    return Path(path)
+
+
+def _names_iv(names, name: str) -> list[str]:
+    """Names (a single str is one name, not its characters)."""
+    names = [names] if isinstance(names, str) else names
+    try:
+        names = list(names)
+    except TypeError:
+        raise TypeError(f"`{name}` must be a str or an iterable of str; got {names!r}") from None
+    for value in names:
+        if not isinstance(value, str):
+            raise TypeError(f"`{name}` must hold str names; got {value!r}")
+    return names
+
+
+def _score_cells(values, where) -> np.ndarray:
+    """Scores as float64: real numbers, NaN (or None) for a missing one; a string, a bool or inf is
+    an error naming the cell (``where(k)`` describes cell ``k``, an index into ``values``).
+    """
+    values = np.asarray(values)
+    if values.dtype.kind not in "iuf":
+        bad = np.array([not (v is None or v is pd.NA or (isinstance(v, numbers.Real)
+                                                         and not isinstance(v, (bool, np.bool_))))
+                        for v in values.ravel()], dtype=bool).reshape(values.shape)
+        if bad.any():
+            k = np.unravel_index(int(np.argmax(bad.ravel())), values.shape)
+            k = k[0] if values.ndim == 1 else k
+            raise ValueError(f"{where(k)}: {values[k]!r} is not a number (scores must be int or float; NaN "
+                             "marks a missing one)")
+        values = np.array([np.nan if v is None or v is pd.NA else v for v in values.ravel()],
+                          dtype=np.float64).reshape(values.shape)
+    values = values.astype(np.float64)
+    if np.isinf(values).any():
+        k = np.unravel_index(int(np.argmax(np.isinf(values).ravel())), values.shape)
+        k = k[0] if values.ndim == 1 else k
+        raise ValueError(f"{where(k)}: score {float(values[k])} is not finite")
+    return values
 
 
 def read_seg_score_file(path: Path | str, n_segments: int, *, systems=None) -> pd.DataFrame:
@@ -271,7 +345,10 @@ def read_seg_score_file(path: Path | str, n_segments: int, *, systems=None) -> p
     >>> read_seg_score_file(es.folder / "human-scores" / "en-de.mqm.seg.score", len(es.segments)).shape
     (13, 557)
     """
-    path = Path(path)
+    path = resolve(_path_iv(path, "path"))
+    n_segments = positive_int_iv(n_segments, "n_segments")
+    if systems is not None:
+        systems = _names_iv(systems, "systems")
     text = read_text(path)
     if text.startswith("\ufeff"):
         raise ValueError(f"{path}:1: the file starts with a byte-order mark (BOM); save it as UTF-8 without one")
@@ -324,7 +401,9 @@ def write_seg_score_file(frame: pd.DataFrame, path: Path | str) -> Path:
     -----
     One line ``system<TAB>score`` per system and segment, each system's segments consecutive
     and in order, as :func:`read_seg_score_file` (and mt-metrics-eval) read it; ``repr`` keeps
-    every float exactly.
+    every float exactly.  Nothing is written that the reader would refuse: system names must be
+    unique, non-empty, printable str without spaces, tabs or line breaks, and scores int or
+    float, finite or NaN (an error names the system and column).
 
     References
     ----------
@@ -340,9 +419,27 @@ def write_seg_score_file(frame: pd.DataFrame, path: Path | str) -> Path:
     >>> path.read_text().split()
     ['A', '0.5', 'A', 'None']
     """
-    path = Path(path)
+    path = _path_iv(path, "path")
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"`frame` must be a systems x segments DataFrame; got {type(frame).__name__}")
+    if frame.shape[0] < 1 or frame.shape[1] < 1:
+        raise ValueError(f"`frame` needs at least one system and one segment; got shape {frame.shape}")
+    for system in frame.index:  # what read_seg_score_file would refuse or split
+        if not isinstance(system, str):
+            raise TypeError(f"`frame`: system names must be str; got {system!r}")
+        if system.split() != [system] or system.startswith("\ufeff") or not system.isprintable():
+            raise ValueError(f"`frame`: system name {system!r} cannot be written: a name must be non-empty, "
+                             "printable and without spaces, tabs or line breaks (the reader splits lines on them)")
+        try:
+            system.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError(f"`frame`: system name {system!r} is not valid UTF-8 text") from None
+    if frame.index.has_duplicates:
+        raise ValueError(f"`frame` has duplicate systems: {sorted(set(frame.index[frame.index.duplicated()]))}")
+    values = _score_cells(frame.to_numpy(), lambda k: f"`frame`, system {frame.index[k[0]]!r}, "
+                                                      f"column {frame.columns[k[1]]!r}")
     lines = [f"{system}\t{'None' if np.isnan(v) else repr(float(v))}\n"
-             for system, row in frame.iterrows() for v in row.to_numpy(dtype=float)]
+             for system, row in zip(frame.index, values) for v in row]
     path.write_text("".join(lines), encoding="utf-8")
     return path
 
@@ -367,7 +464,8 @@ def load_mtme(test_set: str, lp: str, root: Path | str | None = None) -> EvalSet
     Notes
     -----
     The standard reference, gold scores and outlier systems come from :data:`MTME_META`
-    (mt-metrics-eval's ``meta_info.py``).
+    (mt-metrics-eval's ``meta_info.py``).  A text kept both as ``NAME.txt`` and ``NAME.txt.gz``
+    is one system (or reference); the two copies must be identical.
 
     References
     ----------
@@ -380,6 +478,9 @@ def load_mtme(test_set: str, lp: str, root: Path | str | None = None) -> EvalSet
     >>> es.std_ref, len(es.segments)
     ('refA', 557)
     """
+    for value, what in ((test_set, "test_set"), (lp, "lp")):
+        if not isinstance(value, str):
+            raise TypeError(f"`{what}` must be a str; got {value!r}")
     base = resolve_root(root, "mt-metrics-eval-v2")
     folder = base / test_set
     if (test_set, lp) not in MTME_META:
@@ -402,15 +503,8 @@ def load_mtme(test_set: str, lp: str, root: Path | str | None = None) -> EvalSet
     if len(docs) != len(segments):
         raise ValueError(f"{doc_path}: {len(docs)} lines, {sources} has {len(segments)}")
 
-    references = []
-    for path in sorted((folder / "references").glob(f"{lp}.*.txt*")):
-        ref = path.name[len(lp) + 1:].removesuffix(".gz").removesuffix(".txt")
-        _check_length(path, len(segments))
-        references.append(ref)
-    systems = []
-    for path in sorted((folder / "system-outputs" / lp).glob("*.txt*")):
-        _check_length(path, len(segments))
-        systems.append(path.name.removesuffix(".gz").removesuffix(".txt"))
+    references = _texts(sorted((folder / "references").glob(f"{lp}.*.txt*")), len(segments), len(lp) + 1)
+    systems = _texts(sorted((folder / "system-outputs" / lp).glob("*.txt*")), len(segments), 0)
     if not systems:
         raise FileNotFoundError(f"no system outputs in {folder / 'system-outputs' / lp}")
 
@@ -431,10 +525,22 @@ def load_mtme(test_set: str, lp: str, root: Path | str | None = None) -> EvalSet
     return EvalSet(test_set, lp, folder, meta, systems, references, segments, docs, domains, score_files)
 
 
-def _check_length(path: Path, n: int) -> None:
-    found = len(read_lines(path))
-    if found != n:
-        raise ValueError(f"{path}: {found} lines, the source has {n}")
+def _texts(paths: list[Path], n: int, prefix: int) -> list[str]:
+    """The names of line-aligned text files (``NAME.txt`` or ``NAME.txt.gz``, ``prefix`` characters
+    cut), each checked to have ``n`` lines; a text present in both forms is one name, and both
+    copies must be identical.
+    """
+    names: dict[str, tuple[Path, bytes]] = {}
+    for path in paths:
+        name = path.name[prefix:].removesuffix(".gz").removesuffix(".txt")
+        lines = read_lines(path)
+        if len(lines) != n:
+            raise ValueError(f"{path}: {len(lines)} lines, the source has {n}")
+        digest = hashlib.sha256("\n".join(lines).encode("utf-8")).digest()
+        if name in names and names[name][1] != digest:
+            raise ValueError(f"{path} and {names[name][0].name} are two different copies of {name!r}; keep one")
+        names.setdefault(name, (path, digest))
+    return list(names)
 
 
 def complete_segments(*frames: pd.DataFrame, systems=None):
@@ -455,6 +561,7 @@ def complete_segments(*frames: pd.DataFrame, systems=None):
     Notes
     -----
     Nothing is dropped without being counted; the caller decides what to do with the counts.
+    A frame with duplicate systems or segments, and duplicate ``systems``, are errors.
 
     References
     ----------
@@ -468,9 +575,18 @@ def complete_segments(*frames: pd.DataFrame, systems=None):
     """
     if not frames:
         raise ValueError("give at least one frame")
+    for k, f in enumerate(frames):
+        if not isinstance(f, pd.DataFrame):
+            raise TypeError(f"frame {k} must be a systems x segments DataFrame; got {type(f).__name__}")
+        for axis, what in ((f.index, "systems"), (f.columns, "segments")):
+            if axis.has_duplicates:
+                raise ValueError(f"frame {k} ({f.columns.name or 'scores'}) has duplicate {what}: "
+                                 f"{sorted(map(str, set(axis[axis.duplicated()])))[:5]}")
     shared = sorted(set.intersection(*(set(f.index) for f in frames)))
     if systems is not None:
-        systems = list(systems)
+        if isinstance(systems, str):
+            raise TypeError(f"`systems` must be a list of systems, not one str; got {systems!r}")
+        systems = list(labels_iv(list(systems), "systems"))
         for f in frames:
             missing = set(systems) - set(f.index)
             if missing:
@@ -518,8 +634,9 @@ def from_long(frame: pd.DataFrame, *, system: str = "system", item: str = "segme
 
     Notes
     -----
-    A (system, segment) pair given twice, a segment index that is not an integer in
-    ``[0, n_segments)``, and a missing column are errors naming the row or column.
+    A (system, segment) pair given twice, a missing system, a segment index that is not an
+    integer in ``[0, n_segments)``, a score that is not an int or float (NaN marks a missing
+    one) or is infinite, and a missing column are errors naming the row or column.
 
     References
     ----------
@@ -537,11 +654,28 @@ def from_long(frame: pd.DataFrame, *, system: str = "system", item: str = "segme
         if column not in frame.columns:
             raise ValueError(f"`frame` has no column {column!r} (the `{name}` column); it has "
                              f"{', '.join(map(str, frame.columns))}")
+    if n_segments is not None:
+        n_segments = positive_int_iv(n_segments, "n_segments")
+    names = frame[system].to_numpy()
+    missing = pd.isna(names)
+    if missing.any():
+        k = int(np.argmax(missing))
+        raise ValueError(f"row {frame.index[k]!r}: the system (column {system!r}) is missing")
+    kinds = {type(v).__name__ for v in names}
+    if len(kinds) > 1:
+        raise ValueError(f"column {system!r} mixes system-name types ({', '.join(sorted(kinds))}); use one type")
     items = frame[item].to_numpy()
     if not np.issubdtype(items.dtype, np.integer):
-        bad = next(k for k, v in enumerate(items) if not float(v).is_integer())
-        raise ValueError(f"row {frame.index[bad]!r}: segment {items[bad]} is not an integer index")
+        def whole(v) -> bool:
+            return (isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
+                    and bool(np.isfinite(v)) and float(v).is_integer())
+        bad = next((k for k, v in enumerate(items) if not whole(v)), None)
+        if bad is not None:
+            value = items[bad].item() if isinstance(items[bad], np.generic) else items[bad]
+            raise ValueError(f"row {frame.index[bad]!r}: segment {value if isinstance(value, float) else repr(value)} "
+                             f"is not an integer index (column {item!r})")
     items = items.astype(np.int64)
+    scores = _score_cells(frame[score].to_numpy(), lambda k: f"row {frame.index[k]!r}, column {score!r} (`score`)")
     limit = n_segments if n_segments is not None else np.inf
     outside = (items < 0) | (items >= limit)
     if outside.any():
@@ -551,7 +685,7 @@ def from_long(frame: pd.DataFrame, *, system: str = "system", item: str = "segme
     if dup.any():
         k = int(np.argmax(dup))
         raise ValueError(f"row {frame.index[k]!r}: ({frame[system].iloc[k]!r}, segment {items[k]}) appears twice")
-    wide = frame.assign(**{item: items}).pivot(index=system, columns=item, values=score).sort_index()
+    wide = frame.assign(**{item: items, score: scores}).pivot(index=system, columns=item, values=score).sort_index()
     if n_segments is not None:
         wide = wide.reindex(columns=range(n_segments))
     return wide.rename_axis(index="system", columns="segment").astype(float)
@@ -566,7 +700,11 @@ def _extra_metric(es: EvalSet, name: str, source, systems: list[str]) -> tuple[p
             raise ValueError(f"extra_metrics[{name!r}]: {len(frame.columns)} segment columns, "
                              f"{es.test_set}/{es.lp} has {n} segments")
         frame = frame.set_axis(range(n), axis=1)
-    elif isinstance(source, (str, Path)):
+        if frame.index.has_duplicates:
+            raise ValueError(f"extra_metrics[{name!r}] (DataFrame): system(s) "
+                             f"{', '.join(sorted(map(str, set(frame.index[frame.index.duplicated()]))))} "
+                             "have more than one row")
+    elif isinstance(source, (str, os.PathLike)):
         origin = str(source)
         frame = read_seg_score_file(source, n)
     else:
@@ -579,9 +717,10 @@ def _extra_metric(es: EvalSet, name: str, source, systems: list[str]) -> tuple[p
     if missing:
         raise ValueError(f"extra_metrics[{name!r}] ({origin}): no scores for system(s) {', '.join(missing)}, "
                          f"which the task ranks")
-    values = frame.loc[systems].astype(float)
-    if np.isinf(values.to_numpy()).any():
-        raise ValueError(f"extra_metrics[{name!r}] ({origin}): infinite scores")
+    values = frame.loc[systems]
+    values = pd.DataFrame(_score_cells(values.to_numpy(), lambda k: f"extra_metrics[{name!r}] ({origin}), system "
+                                                                    f"{systems[k[0]]!r}, segment {k[1]}"),
+                          index=values.index, columns=values.columns)
     unscored = [s for s in systems if values.loc[s].isna().all()]
     if unscored:
         raise ValueError(f"extra_metrics[{name!r}] ({origin}): no score for system(s) {', '.join(unscored)} on any "
@@ -762,7 +901,7 @@ def write_metric_inputs(es: EvalSet, out: Path | str, *, human: str | None = Non
 
 
 def segment_task(es: EvalSet, *, human: str | None = None, reference_free: bool = False,
-                 primary_only: bool = False, extra_metrics=None, lower_is_better=(),
+                 primary_only: bool = False, extra_metrics=None, lower_is_better_metrics=(),
                  exclude_metrics=(), include_human_systems: bool = True, basenames: bool = False) -> SegmentTask:
     """The inputs of a system-level meta-evaluation from segment scores (SPA, PA of means).
 
@@ -779,10 +918,12 @@ def segment_task(es: EvalSet, *, human: str | None = None, reference_free: bool 
         Keep only the primary submissions and baselines of :data:`MTME_META` (by base name).
     extra_metrics : dict of name -> path or DataFrame, optional
         Your own metrics: an mt-metrics-eval ``.seg.score`` file (``system<TAB>score``, each
-        system's segments in order) or a systems x segments frame (see :func:`from_long`).  They
-        must score every system the task ranks; other systems are ignored and reported.
-    lower_is_better : str or iterable of str
-        Metrics (yours or the released ones) whose scores are negated so that higher is better.
+        system's segments in order) or a systems x segments frame (see :func:`from_long`) of int
+        or float scores (NaN where missing), one row per system.  They must score every system
+        the task ranks; other systems are ignored and reported.
+    lower_is_better_metrics : str or iterable of str
+        Names of the metrics (yours or the released ones, as the files name them) whose lower
+        scores are better: their scores are negated so that higher is better.
     exclude_metrics : str or iterable of str
         Metric-name prefixes to leave out (a single string is one prefix).
     include_human_systems : bool
@@ -802,8 +943,9 @@ def segment_task(es: EvalSet, *, human: str | None = None, reference_free: bool 
     Systems: every system with at least one human score, except the standard reference and the
     outlier systems.  Metrics: those scored with the standard reference.  Segments: those every
     kept system has scores for, in every file.  ``report`` says what was left out and why
-    (``systems_dropped``, ``metrics_excluded``, ``segments_dropped``, and per extra metric its
-    source, the systems ignored and the segments it did not score).
+    (``systems_dropped``, ``metrics_excluded``, ``segments_dropped``, per extra metric its
+    source, the systems ignored and the segments it did not score, and
+    ``lower_is_better_metrics``).
 
     References
     ----------
@@ -816,10 +958,26 @@ def segment_task(es: EvalSet, *, human: str | None = None, reference_free: bool 
     >>> task.human.shape, len(task.metrics)
     ((12, 460), 25)
     """
-    # a single name is one prefix, not an iterable of one-letter prefixes
-    excluded = (exclude_metrics,) if isinstance(exclude_metrics, str) else tuple(exclude_metrics)
-    negated = {lower_is_better} if isinstance(lower_is_better, str) else set(lower_is_better)
-    extra_metrics = dict(extra_metrics or {})
+    if not isinstance(es, EvalSet):
+        raise TypeError(f"`es` must be an EvalSet (from load_mtme); got {type(es).__name__}")
+    if human is not None and not isinstance(human, str):
+        raise TypeError(f"`human` must be None or the name of a human score; got {human!r}")
+    reference_free = flag_iv(reference_free, "reference_free")
+    primary_only = flag_iv(primary_only, "primary_only")
+    include_human_systems = flag_iv(include_human_systems, "include_human_systems")
+    basenames = flag_iv(basenames, "basenames")
+    # a single name is one prefix (or metric), not an iterable of one-letter ones
+    excluded = tuple(_names_iv(exclude_metrics, "exclude_metrics"))
+    negated = set(_names_iv(lower_is_better_metrics, "lower_is_better_metrics"))
+    if extra_metrics is None:
+        extra_metrics = {}
+    if not isinstance(extra_metrics, Mapping):
+        raise TypeError(f"`extra_metrics` must be a dict of name -> path or DataFrame; got "
+                        f"{type(extra_metrics).__name__}")
+    extra_metrics = dict(extra_metrics)
+    for name in extra_metrics:
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"`extra_metrics` names must be non-empty str; got {name!r}")
     human = human or es.std_gold
     gold = es.seg_scores(human)
     systems, dropped = _ranked_systems(es, gold, human, include_human_systems)
@@ -836,7 +994,8 @@ def segment_task(es: EvalSet, *, human: str | None = None, reference_free: bool 
     frames = {m: es.seg_scores(m) for m in names} | {name: frame for name, (frame, _) in extras.items()}
     unknown = sorted(negated - set(frames))
     if unknown:
-        raise ValueError(f"lower_is_better: no metric named {', '.join(unknown)} in the task")
+        raise ValueError(f"lower_is_better_metrics (--lower-is-better on the command line): no metric named "
+                         f"{', '.join(unknown)} in the task; its metrics: {', '.join(frames)}")
     frames = {m: -f if m in negated else f for m, f in frames.items()}
     if basenames:
         display = {m: (f"{es.metric_basename(m)}[noref]" if es.is_reference_free(m) else es.metric_basename(m))
@@ -859,5 +1018,5 @@ def segment_task(es: EvalSet, *, human: str | None = None, reference_free: bool 
               "metrics_other_reference": [m for m in es.metric_names if (m, "seg") in es._score_files
                                           and not es.is_reference_free(m) and not es.uses_std_ref(m)],
               "extra_metrics": {name: info for name, (_, info) in extras.items()},
-              "lower_is_better": sorted(negated)}
+              "lower_is_better_metrics": sorted(negated)}
     return SegmentTask(kept[0], dict(zip(frames, kept[1:])), report)

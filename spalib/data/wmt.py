@@ -4,12 +4,14 @@ WMT17-20 DA, and WMT21/22 to-English individual DA judgements with the texts the
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from spalib._core.validation import choice_iv, flag_iv
 from spalib.data._tables import (no_duplicates, read_lines, resolve, space_table, split_lines, table, tar_member,
                                  to_float, to_int)
 from spalib.data.paths import resolve_root
@@ -34,7 +36,8 @@ def load_wmt12(lp: str = "es-en", *, multi: bool = True, root: Path | str | None
     Notes
     -----
     Metric scores keep their published orientation (TER is an error rate: lower is better).  A
-    metric that lacks a system the humans scored, or scores one they did not, is an error.
+    metric that lacks a system the humans scored, or scores one they did not, an ``lp`` without
+    human or without metric scores, are errors.
 
     References
     ----------
@@ -46,15 +49,22 @@ def load_wmt12(lp: str = "es-en", *, multi: bool = True, root: Path | str | None
     >>> human.shape, metrics.shape
     ((12,), (12, 12))
     """
+    if not isinstance(lp, str):
+        raise TypeError(f"`lp` must be a str such as 'es-en'; got {lp!r}")
+    multi = flag_iv(multi, "multi")
     folder = resolve_root(root, "wmt12") / "significance-williams"
     folder = folder / ("example-data-multi" if multi else "example-data")
-    human = _read_wmt12_file(folder / "mt-systems-scored-by-humans", lp)
-    if list(human) != ["HUMAN"]:
-        raise ValueError(f"{folder / 'mt-systems-scored-by-humans'}: expected METRIC = HUMAN only")
-    human = human["HUMAN"]
-    metrics = _read_wmt12_file(folder / "mt-systems-scored-by-metrics", lp)
+    human_path, metrics_path = folder / "mt-systems-scored-by-humans", folder / "mt-systems-scored-by-metrics"
+    human, human_lps = _read_wmt12_file(human_path, lp)
     if not human:
-        raise ValueError(f"{folder}: no human scores for {lp}")
+        raise ValueError(f"`lp`: {human_path} has no human scores for {lp!r}; it has "
+                         f"{', '.join(sorted(human_lps)) or 'none'}")
+    if list(human) != ["HUMAN"]:
+        raise ValueError(f"{human_path}: expected METRIC = HUMAN only, found {', '.join(human)} for {lp}")
+    human = human["HUMAN"]
+    metrics, _ = _read_wmt12_file(metrics_path, lp)
+    if not metrics:
+        raise ValueError(f"{metrics_path}: no metric scores for {lp}")
     for metric, scores in metrics.items():
         missing, extra = set(human) - set(scores), set(scores) - set(human)
         if missing or extra:
@@ -66,7 +76,8 @@ def load_wmt12(lp: str = "es-en", *, multi: bool = True, root: Path | str | None
     return human_s, frame
 
 
-def _read_wmt12_file(path: Path, lp: str) -> dict[str, dict[str, float]]:
+def _read_wmt12_file(path: Path, lp: str) -> tuple[dict[str, dict[str, float]], set[str]]:
+    """The scores of ``lp`` (metric -> system -> score), and every language pair of the file."""
     frame, numbers = space_table(path, ["METRIC", "LP", "TESTSET", "SYSTEM", "SCORE"], sep="\t")
     out: dict[str, dict[str, float]] = {}
     for k, metric, row_lp, system, score in zip(numbers, frame["METRIC"], frame["LP"], frame["SYSTEM"], frame["SCORE"]):
@@ -76,7 +87,7 @@ def _read_wmt12_file(path: Path, lp: str) -> dict[str, dict[str, float]]:
         if system in scores:
             raise ValueError(f"{path}:{k}: {metric} scores {system!r} twice")
         scores[system] = to_float([score], path, [k], allow_none=False)[0]
-    return out
+    return out, set(frame["LP"])
 
 
 def read_williams_results(path: Path | str) -> pd.DataFrame:
@@ -95,6 +106,7 @@ def read_williams_results(path: Path | str) -> pd.DataFrame:
     Notes
     -----
     The released example output uses ``n - 2`` degrees of freedom (see :func:`spalib.williams_test`).
+    A metric named by two rows or two columns is an error naming the line.
 
     References
     ----------
@@ -107,16 +119,22 @@ def read_williams_results(path: Path | str) -> pd.DataFrame:
     >>> read_williams_results(path).shape
     (2, 2)
     """
-    path = Path(path)
+    path = resolve(Path(path))
     rows = [(k, line) for k, line in enumerate(read_lines(path), start=1) if line and not line.startswith("#")]
     if not rows:
         raise ValueError(f"{path}: no matrix found")
     header = rows[0][1].split("\t")[1:]
-    values = {}
+    repeated = sorted({name for name in header if header.count(name) > 1})
+    if repeated:
+        raise ValueError(f"{path}:{rows[0][0]}: metric {repeated[0]!r} names two columns")
+    values, lines = {}, {}
     for k, line in rows[1:]:
         fields = line.split("\t")
         if len(fields) != len(header) + 1:
             raise ValueError(f"{path}:{k}: expected {len(header) + 1} fields, found {len(fields)}")
+        if fields[0] in values:
+            raise ValueError(f"{path}:{k}: metric {fields[0]!r} repeated (first on line {lines[fields[0]]})")
+        lines[fields[0]] = k
         cells = [np.nan if f == "-" else f for f in fields[1:]]
         values[fields[0]] = [c if isinstance(c, float) else to_float([c], path, [k], allow_none=False)[0]
                              for c in cells]
@@ -128,9 +146,13 @@ def read_williams_results(path: Path | str) -> pd.DataFrame:
 WMT13_LPS = ("cs-en", "de-en", "es-en", "fr-en", "ru-en", "en-de", "en-es", "en-fr", "en-ru")
 
 
-def _parse_lp_sys_sid_human(text: str, where: str, sep: str | None) -> pd.DataFrame:
+def _parse_lp_sys_sid_human(text: str, where: str, sep: str | None, lp: str) -> pd.DataFrame:
     frame, numbers = table(split_lines(text, where), where, ["LP", "SYSTEM", "SID", "HUMAN"], sep=sep)
     frame.columns = ["lp", "system", "sid", "human"]
+    other = (frame["lp"] != lp).to_numpy()
+    if other.any():
+        k = int(np.argmax(other))
+        raise ValueError(f"{where}:{numbers[k]}: LP {frame['lp'].iloc[k]!r}, but the file holds {lp}")
     bad = ~frame["sid"].str.isdigit()
     if bad.any():
         k = int(np.argmax(bad.to_numpy()))
@@ -161,7 +183,7 @@ def load_wmt13_da(lp: str, *, root: Path | str | None = None) -> pd.DataFrame:
 
     Notes
     -----
-    The raw and z files must hold the same items (checked).
+    The raw and z files must hold the same items, and only rows of ``lp`` (checked).
 
     References
     ----------
@@ -178,8 +200,8 @@ def load_wmt13_da(lp: str, *, root: Path | str | None = None) -> pd.DataFrame:
     archive = resolve_root(root, "wmt13") / "segment-mteval" / "seg-mteval-data.tar.gz"
     raw_name = f"seg-mteval-data/raw-seg-scrs/seg.ad.{lp}.csv"
     z_name = f"seg-mteval-data/z-seg-scrs/seg.ad.stnd.{lp}.csv"
-    raw = _parse_lp_sys_sid_human(tar_member(archive, raw_name), f"{archive}!{raw_name}", "\t")
-    z = _parse_lp_sys_sid_human(tar_member(archive, z_name), f"{archive}!{z_name}", None)
+    raw = _parse_lp_sys_sid_human(tar_member(archive, raw_name), f"{archive}!{raw_name}", "\t", lp)
+    z = _parse_lp_sys_sid_human(tar_member(archive, z_name), f"{archive}!{z_name}", None, lp)
     merged = raw.rename(columns={"human": "raw"}).merge(
         z.rename(columns={"human": "z"}).drop(columns="lp"), on=["system", "sid"], how="outer", indicator=True)
     unmatched = merged["_merge"] != "both"
@@ -228,7 +250,7 @@ def load_wmt13_texts(lp: str, *, tokenized: bool = False, root: Path | str | Non
         raise ValueError(f"`lp` must be one of {', '.join(WMT13_LPS)}; got {lp!r}")
     archive = resolve_root(root, "wmt13") / "direct-assessment" / "dataset.tar.gz"
     scores_name = f"dataset/human-scores.{lp}.csv"
-    frame = _parse_lp_sys_sid_human(tar_member(archive, scores_name), f"{archive}!{scores_name}", None)
+    frame = _parse_lp_sys_sid_human(tar_member(archive, scores_name), f"{archive}!{scores_name}", None, lp)
     frame = frame.rename(columns={"human": "z"})
     tok = "" if tokenized else ".pre-tok"
     for column, stem in (("src", "src"), ("ref", "ref"), ("mt", "sys"), ("post_edit", "human-post-edit")):
@@ -260,7 +282,8 @@ def load_wmt17_da(level: str = "seg", *, root: Path | str | None = None) -> pd.D
 
     Notes
     -----
-    (lp, system, sid) must be unique and sid an integer.
+    (lp, system, sid), at system level (lp, system), must be unique and sid an integer; an
+    error names the file and line.
 
     References
     ----------
@@ -271,19 +294,21 @@ def load_wmt17_da(level: str = "seg", *, root: Path | str | None = None) -> pd.D
     >>> load_wmt17_da("seg").shape, load_wmt17_da("sys").shape
     ((5040, 5), (152, 3))
     """
+    level = choice_iv(level, "level", ("seg", "sys"))
     folder = resolve_root(root, "wmt-da") / "2017"
     if level == "seg":
-        frame, numbers = space_table(folder / "DA-seglevel.csv", ["LP", "DATA", "SYSTEM", "SID", "HUMAN"], sep=None)
+        path = resolve(folder / "DA-seglevel.csv")
+        frame, numbers = space_table(path, ["LP", "DATA", "SYSTEM", "SID", "HUMAN"], sep=None)
         frame.columns = ["lp", "testset", "system", "sid", "human"]
-        frame["sid"] = to_int(frame["sid"], folder / "DA-seglevel.csv", numbers, "SID")
-        no_duplicates(frame, ["lp", "system", "sid"], folder / "DA-seglevel.csv", numbers)
-    elif level == "sys":
-        frame, numbers = space_table(folder / "DA-syslevel.csv", ["LP", "HUMAN", "SYSTEM"], sep=None)
+        frame["sid"] = to_int(frame["sid"], path, numbers, "SID")
+        no_duplicates(frame, ["lp", "system", "sid"], path, numbers)
+    else:
+        path = resolve(folder / "DA-syslevel.csv")
+        frame, numbers = space_table(path, ["LP", "HUMAN", "SYSTEM"], sep=None)
         frame = frame[["LP", "SYSTEM", "HUMAN"]]
         frame.columns = ["lp", "system", "human"]
-    else:
-        raise ValueError(f"`level` must be 'seg' or 'sys'; got {level!r}")
-    frame["human"] = to_float(list(frame["human"]), folder, numbers, allow_none=False)
+        no_duplicates(frame, ["lp", "system"], path, numbers)
+    frame["human"] = to_float(list(frame["human"]), path, numbers, allow_none=False)
     return frame
 
 
@@ -347,7 +372,8 @@ def load_wmt20_da(lp: str, level: str = "seg", *, root: Path | str | None = None
 
     Notes
     -----
-    Counts must be written as integers and (system, SID) must be unique.
+    Counts must be written as integers and (system, SID), at system level the system, must be
+    unique.
 
     References
     ----------
@@ -358,6 +384,9 @@ def load_wmt20_da(lp: str, level: str = "seg", *, root: Path | str | None = None
     >>> load_wmt20_da("de-en").shape
     (9389, 6)
     """
+    if not isinstance(lp, str):
+        raise TypeError(f"`lp` must be a str such as 'de-en'; got {lp!r}")
+    level = choice_iv(level, "level", ("seg", "sys"))
     folder = resolve_root(root, "wmt-da") / "2020" / "manual-evaluation" / "DA"
     if level == "seg":
         path = folder / f"metrics-ad-seg-scores-{lp}.csv"
@@ -373,6 +402,7 @@ def load_wmt20_da(lp: str, level: str = "seg", *, root: Path | str | None = None
     if level == "sys":
         path = folder / f"ad-sys-scores-{lp}.csv"
         frame, numbers = space_table(path, ["RAW.SCR", "Z.SCR", "N", "SYS", "N.ALL"], sep=None)
+        no_duplicates(frame, ["SYS"], path, numbers)
         return pd.DataFrame({
             "system": frame["SYS"],
             "raw": to_float(list(frame["RAW.SCR"]), path, numbers, allow_none=False),
@@ -380,7 +410,6 @@ def load_wmt20_da(lp: str, level: str = "seg", *, root: Path | str | None = None
             "n": to_int(frame["N"], path, numbers, "N"),
             "n_all": to_int(frame["N.ALL"], path, numbers, "N.ALL"),
         })
-    raise ValueError(f"`level` must be 'seg' or 'sys'; got {level!r}")
 
 
 WMT_TOEN_DA_LPS = {
@@ -393,14 +422,21 @@ _TOEN_TESTSET = {2021: "newstest2021", 2022: "generaltest2022"}
 _TEXT_LP = {"lv-en": "liv-en"}  # the WMT22 DA files spell Livonian `lv`, the texts `liv`
 
 
+def _year_iv(year, name: str = "year") -> int:
+    """2021 or 2022, as an int (not a str, a float or a bool)."""
+    if isinstance(year, (bool, np.bool_)) or not isinstance(year, numbers.Integral) or year not in WMT_TOEN_DA_LPS:
+        raise ValueError(f"`{name}` must be 2021 or 2022 (an int); got {year!r}")
+    return int(year)
+
+
 def _toen_folder(year: int, root) -> Path:
-    if year not in WMT_TOEN_DA_LPS:
-        raise ValueError(f"`year` must be 2021 or 2022; got {year!r}")
+    year = _year_iv(year)
     return resolve_root(root, "wmt-da") / str(year) / f"newstest{year}-toen"
 
 
 def _check_toen_lp(year: int, lp: str) -> None:
-    if lp not in WMT_TOEN_DA_LPS[year] and not (year == 2021 and lp == "zh-en"):
+    year = _year_iv(year)
+    if not isinstance(lp, str) or (lp not in WMT_TOEN_DA_LPS[year] and not (year == 2021 and lp == "zh-en")):
         raise ValueError(f"`lp` must be one of {', '.join(WMT_TOEN_DA_LPS[year])} for {year}; got {lp!r}")
 
 
@@ -690,9 +726,10 @@ def load_wmt_toen_da(years=(2021, 2022), *, lps=None, types=("SYSTEM", "REPEAT")
 
     Parameters
     ----------
-    years : iterable of {2021, 2022}
-    lps : iterable of str, optional
-        Language pairs (default: all of :data:`WMT_TOEN_DA_LPS` for each year).
+    years : {2021, 2022} or iterable of them
+    lps : str or iterable of str, optional
+        Language pairs (default: all of :data:`WMT_TOEN_DA_LPS` for each year); each must have
+        public judgements in one of ``years``.
     types : iterable of str
         Judgement types to keep.  SYSTEM and REPEAT (the default) are the rows WMT averages into
         its segment and system scores; REF and BAD_REF are quality-control items.
@@ -721,15 +758,30 @@ def load_wmt_toen_da(years=(2021, 2022), *, lps=None, types=("SYSTEM", "REPEAT")
     >>> len(da.judgements), len(da.outputs)
     (4638, 2070)
     """
-    years = tuple(years)
+    years = (years,) if isinstance(years, numbers.Integral) and not isinstance(years, (bool, np.bool_)) else years
+    if isinstance(years, str) or not hasattr(years, "__iter__"):
+        raise TypeError(f"`years` must be 2021, 2022 or an iterable of them; got {years!r}")
+    years = tuple(_year_iv(year, "years") for year in years)
+    if not years or len(set(years)) != len(years):
+        raise ValueError(f"`years` must hold 2021 and/or 2022, each once; got {years!r}")
     types = (types,) if isinstance(types, str) else tuple(types)
     known = {"SYSTEM", "REPEAT", "REF", "BAD_REF"}
     if not types or set(types) - known:
         raise ValueError(f"`types` must be a non-empty subset of {sorted(known)}; got {types!r}")
+    if lps is not None:
+        lps = (lps,) if isinstance(lps, str) else lps
+        if not hasattr(lps, "__iter__"):
+            raise TypeError(f"`lps` must be a language pair or an iterable of them; got {lps!r}")
+        lps = tuple(lps)
+        available = {lp for year in years for lp in WMT_TOEN_DA_LPS[year]}
+        unknown = [lp for lp in lps if not isinstance(lp, str) or lp not in available]
+        if not lps or unknown or len(set(lps)) != len(lps):
+            problem = (f"{unknown[0]!r} has no public judgements" if unknown
+                       else "no language pair" if not lps else "a language pair is repeated")
+            raise ValueError(f"`lps`: {problem} for {', '.join(map(str, years))} (they have: "
+                             f"{', '.join(sorted(available))}); got {lps!r}")
     frames, outputs, dropped = [], [], []
     for year in years:
-        if year not in WMT_TOEN_DA_LPS:
-            raise ValueError(f"`years` must hold 2021 and/or 2022; got {year!r}")
         year_lps = WMT_TOEN_DA_LPS[year] if lps is None else [lp for lp in lps if lp in WMT_TOEN_DA_LPS[year]]
         for lp in year_lps:
             raw = load_wmt_da_judgements(year, lp, root=root)
@@ -772,7 +824,7 @@ def prepare_statistics(metric: str, lp: str | None = None, *, da: ToEnglishDA | 
     ----------
     metric : {"bleu", "chrf", "ter"}
     lp : str, optional
-        One language pair (default: all).
+        One language pair (default: all); it must be one of ``da``'s.
     da : ToEnglishDA, optional
         Already loaded judgements (loaded if not given).
 
@@ -795,9 +847,19 @@ def prepare_statistics(metric: str, lp: str | None = None, *, da: ToEnglishDA | 
     >>> prepare_statistics("ter", "lv-en").shape
     (2070, 2)
     """
-    from spalib.corpus_metrics import segment_statistics
+    from spalib.corpus_metrics import CORPUS_METRICS, segment_statistics
 
+    metric = choice_iv(metric, "metric", tuple(CORPUS_METRICS))
+    if lp is not None and not isinstance(lp, str):
+        raise TypeError(f"`lp` must be None or a language pair such as 'lv-en'; got {lp!r}")
+    if da is not None and not isinstance(da, ToEnglishDA):
+        raise TypeError(f"`da` must be None or a ToEnglishDA (from load_wmt_toen_da); got {type(da).__name__}")
+    if lp is not None and da is None and lp not in {p for pairs in WMT_TOEN_DA_LPS.values() for p in pairs}:
+        raise ValueError(f"`lp`: no public to-English DA judgements for {lp!r}")
     outputs = (da or load_wmt_toen_da()).outputs
     if lp is not None:
+        if lp not in set(outputs["lp"]):
+            raise ValueError(f"`lp`: {lp!r} is not among the judged outputs (they have: "
+                             f"{', '.join(sorted(set(outputs['lp'])))})")
         outputs = outputs[outputs["lp"] == lp]
     return segment_statistics(metric, outputs["hypothesis"], outputs["reference"])

@@ -1,0 +1,205 @@
+"""The public contract: every argument checked first on every path, overflow avoided, names that
+mean one thing, immutable sign matrices, seeds recorded (bad-input review rows 1, 7-18, 40-44).
+"""
+
+import inspect
+import typing
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import spalib
+
+X = np.random.default_rng(0).normal(size=(4, 30))
+
+
+def comparison_toy():
+    rng = np.random.default_rng(1)
+    human = pd.DataFrame(rng.normal(size=(6, 40)), index=[f"s{i}" for i in range(6)])
+    metrics = {f"m{k}": human + rng.normal(scale=0.5 + k, size=(6, 40)) for k in range(3)}
+    return human, metrics
+
+
+# --- overflow and underflow are avoided: scale-invariant statistics do not change -------------
+
+@pytest.mark.parametrize("scale", [1e160, 1e200, 1e-200, 2.0 ** 600, 2.0 ** -600])
+@pytest.mark.parametrize("method", ["normal", "permutation"])
+def test_rows_7_to_9_pvalues_of_huge_or_tiny_scores_equal_the_unscaled_ones(scale, method):
+    expected = spalib.pairwise_pvalues(X, method=method, rng=3)
+    scaled = spalib.pairwise_pvalues(X * scale, method=method, rng=3)
+    if np.log2(scale).is_integer():                      # a power of two: exact, to the last bit
+        np.testing.assert_array_equal(scaled, expected)
+    np.testing.assert_allclose(scaled, expected, rtol=1e-12)   # else the scores themselves round
+
+
+def test_row_11_spa_normal_of_huge_metric_scores_is_unchanged():
+    human, metrics = comparison_toy()
+    plain = spalib.soft_pairwise_accuracy(human, metrics["m0"], method="normal").statistic
+    assert spalib.soft_pairwise_accuracy(human, metrics["m0"] * 2.0 ** 600, method="normal").statistic == plain
+    assert spalib.soft_pairwise_accuracy(human, metrics["m0"] * 1e160, method="normal").statistic == pytest.approx(
+        plain, rel=1e-12)
+
+
+@pytest.mark.parametrize("scale", [1e160, 1e300, 1e-250, 2.0 ** 900])
+@pytest.mark.parametrize("kw", [dict(statistic="spa"), dict(statistic="pa"), dict(spa_method="normal")])
+def test_rows_12_to_15_compare_metrics_of_scaled_metrics_equals_the_unscaled(scale, kw):
+    human, metrics = comparison_toy()
+    args = dict(n_resamples=60, spa_resamples=100, rng=4, **kw)
+    plain = spalib.compare_metrics(human, metrics, **args)
+    scaled = spalib.compare_metrics(human, {n: m * scale for n, m in metrics.items()}, **args)
+    pd.testing.assert_series_equal(scaled.scores, plain.scores, rtol=1e-12)
+    pd.testing.assert_frame_equal(scaled.pvalues, plain.pvalues)
+
+
+def test_row_40_intervals_of_huge_scores_equal_the_unscaled():
+    human, metrics = comparison_toy()
+    plain = spalib.metric_intervals(human, metrics, rng=5, n_resamples=200)
+    scaled = spalib.metric_intervals(human * 1e200, {n: m * 1e200 for n, m in metrics.items()}, rng=5,
+                                     n_resamples=200)
+    pd.testing.assert_frame_equal(scaled, plain, rtol=1e-12)
+
+
+# --- every argument is checked first, whatever the path -----------------------------------------
+
+@pytest.mark.parametrize("method", ["normal", "exact", "permutation"])
+@pytest.mark.parametrize("bad, message", [
+    (dict(n_resamples=-5), "`n_resamples` must be a positive integer"),
+    (dict(rng="four"), "`rng` must be None, an int or a numpy.random.Generator"),
+    (dict(rng=[1, 2]), "`rng` must be None"),
+    (dict(signs="garbage"), "`signs` must be one of"),
+    (dict(ties="low"), "`ties` must be one of"),
+])
+def test_pvalue_arguments_are_checked_on_every_method(method, bad, message):
+    human, metrics = comparison_toy()
+    x = X[:, :12]
+    with pytest.raises((ValueError, TypeError), match=message):
+        spalib.pairwise_pvalues(x, method=method, **bad)
+    with pytest.raises((ValueError, TypeError), match=message):
+        spalib.soft_pairwise_accuracy(human.iloc[:, :12], metrics["m0"].iloc[:, :12], method=method, **bad)
+
+
+@pytest.mark.parametrize("statistic", ["spa", "pa", "acc_eq"])
+@pytest.mark.parametrize("bad, message", [
+    (dict(spa_resamples=0), "`spa_resamples` must be a positive integer"),
+    (dict(rng="x"), "`rng` must be None"),
+    (dict(signs="garbage"), "`signs` must be one of"),
+    (dict(spa_method="exact"), "`spa_method` must be one of"),
+    (dict(alpha=1.5), "`alpha` must be"),
+    (dict(progress="yes please", alpha=0), "`alpha` must be"),
+])
+def test_compare_metrics_checks_arguments_its_statistic_does_not_use(statistic, bad, message):
+    human, metrics = comparison_toy()
+    with pytest.raises((ValueError, TypeError), match=message):
+        spalib.compare_metrics(human, metrics, statistic=statistic, n_resamples=10, **bad)
+
+
+def test_row_10_mtme_signs_with_a_negative_seed_name_rng():
+    with pytest.raises(ValueError, match="`rng` must be a non-negative int seed"):
+        spalib.pairwise_pvalues(X, rng=-1, signs="mtme")
+
+
+def test_row_16_metric_names_of_mixed_types_are_refused_by_name():
+    human, metrics = comparison_toy()
+    with pytest.raises(ValueError, match="`metrics names` mixes label types"):
+        spalib.compare_metrics(human, {1: metrics["m0"], "b": metrics["m1"]}, n_resamples=10)
+
+
+@pytest.mark.parametrize("value", [7.0, -0.5, np.nan])
+def test_rows_17_18_significance_ranks_refuses_what_is_not_a_pvalue(value):
+    with pytest.raises(ValueError, match="`pvalues` must hold p-values in \\[0, 1\\]"):
+        spalib.significance_ranks([[np.nan, value], [np.nan, np.nan]])
+
+
+@pytest.mark.parametrize("task, message", [
+    ("en-de", "tasks\\['t'\\] must be a SegmentTask or a \\(human, metrics\\) tuple"),
+    ((1,), "tasks\\['t'\\] must be a SegmentTask"),
+])
+def test_rows_41_42_malformed_tasks_are_named(task, message):
+    with pytest.raises(TypeError, match=message):
+        spalib.rank_metrics({"t": task})
+
+
+def test_row_43_rank_metrics_checks_confidence_level_before_any_draw(monkeypatch):
+    human, metrics = comparison_toy()
+    calls = []
+    monkeypatch.setattr(spalib.ranking, "compare_metrics", lambda *a, **k: calls.append(1))
+    with pytest.raises(ValueError, match="`confidence_level` must be"):
+        spalib.rank_metrics({"a": (human, metrics)}, confidence_level=1.5, rng=1)
+    assert calls == []
+
+
+def test_row_44_task_names_equal_as_strings_are_refused():
+    human, metrics = comparison_toy()
+    with pytest.raises(ValueError, match="duplicate labels"):
+        spalib.rank_metrics({1: (human, metrics), "1": (human, metrics)}, statistics="pa", n_resamples=10,
+                            interval_resamples=0, rng=1)
+
+
+def test_row_1_a_sign_matrix_cannot_be_changed_after_it_was_checked():
+    signs = spalib.draw_signs(100, 30, rng=1)
+    with pytest.raises(AttributeError, match="cannot be changed"):
+        signs.n_segments = 40
+    with pytest.raises(ValueError, match="read-only"):
+        signs.packed[0, 0] = 1
+    mtme = spalib.draw_signs(100, 30, rng=4, signs="mtme")
+    with pytest.raises(ValueError, match="read-only"):
+        mtme.reference[0, 0] = 1.0
+    packed = np.zeros((5, 4), dtype=np.uint8)
+    prepared = spalib.SignMatrix(30, packed=packed)
+    packed[:] = 255                                    # the caller's array, changed later
+    assert not prepared.packed.any()
+
+
+# --- SPA from p-values, and on a subset of systems ------------------------------------------------
+
+def test_spa_from_pvalues_and_subset_reuse_the_result_s_pvalues():
+    human, metrics = comparison_toy()
+    result = spalib.soft_pairwise_accuracy(human, metrics["m1"], rng=4, signs="mtme")
+    assert spalib.spa_from_pvalues(result.human_pvalues, result.metric_pvalues) == result.statistic
+    keep = ["s0", "s2", "s5"]
+    sub = result.subset(keep)
+    direct = spalib.soft_pairwise_accuracy(human.loc[keep], metrics["m1"].loc[keep], rng=4, signs="mtme")
+    assert sub.systems == keep and sub.statistic == direct.statistic
+    np.testing.assert_array_equal(sub.human_pvalues, direct.human_pvalues)
+    with pytest.raises(ValueError, match="does not have"):
+        result.subset(["s0", "nope"])
+    with pytest.raises(ValueError, match="p-values in \\[0, 1\\]"):
+        spalib.spa_from_pvalues([[np.nan, 2.0], [np.nan, np.nan]], [[np.nan, 0.5], [np.nan, np.nan]])
+
+
+# --- the seed is recorded and reproduces the result ----------------------------------------------
+
+def test_the_recorded_seed_reproduces_a_comparison_drawn_with_rng_none():
+    human, metrics = comparison_toy()
+    first = spalib.compare_metrics(human, metrics, statistic="pa", n_resamples=50)
+    seed = first.settings["seed"]
+    again = spalib.compare_metrics(human, metrics, statistic="pa", n_resamples=50,
+                                   rng=np.random.default_rng(np.random.SeedSequence(**seed)))
+    pd.testing.assert_frame_equal(again.pvalues, first.pvalues)
+    assert spalib.compare_metrics(human, metrics, statistic="pa", n_resamples=5, rng=4,
+                                  signs="mtme").settings["seed"] == 4
+
+
+# --- names mean one thing -------------------------------------------------------------------------
+
+PUBLIC = [getattr(spalib, name) for name in spalib.__all__ if callable(getattr(spalib, name))]
+RETIRED = {"human_seg", "metrics_seg", "metric_seg", "human_sys", "metric_sys", "n_bootstrap", "n_boot"}
+
+
+@pytest.mark.parametrize("function", [f for f in PUBLIC if inspect.isfunction(f)], ids=lambda f: f.__name__)
+def test_public_signatures_follow_the_naming_contract(function):
+    parameters = inspect.signature(function).parameters
+    assert not RETIRED & set(parameters), f"{function.__name__} uses a retired name"
+    if "rng" in parameters:
+        assert parameters["rng"].kind is inspect.Parameter.KEYWORD_ONLY
+    counts = [name for name in parameters if "resample" in name or "boot" in name]
+    assert all(name == "n_resamples" or name.endswith("_resamples") for name in counts), counts
+
+
+@pytest.mark.parametrize("result", [c for c in PUBLIC if inspect.isclass(c) and hasattr(c, "__dataclass_fields__")],
+                         ids=lambda c: c.__name__)
+def test_a_result_s_statistic_is_a_number(result):
+    hints = typing.get_type_hints(result)
+    if "statistic" in hints:
+        assert hints["statistic"] is float
