@@ -3,7 +3,8 @@
 - :func:`perfect_annotator` splits the variance of crowd judgements into the variance between
   outputs and the noise within one output (from outputs judged more than once), and so estimates
   how many crowd judgements one noiseless ("perfect") judgement is worth;
-  :meth:`PerfectAnnotator.reliability` is the Spearman-Brown reliability of a mean of judgements;
+  :meth:`PerfectAnnotator.reliability` is the Spearman-Brown reliability of a mean of judgements
+  (Graham, Mathur & Baldwin 2015 average repeated DA judgements of a segment to this end);
 - :func:`judgements_for_power` gives the judgements a two-sample t-test needs to detect a
   difference between two systems.
 """
@@ -45,6 +46,13 @@ class PerfectAnnotator:
         ``Var(P) / (Var(P) + E[Var(H|x)] / n)``.
 
         ``n_judgements`` is a positive number (or an array of them; the result has its shape).
+
+        References
+        ----------
+        Spearman, C. (1910); Brown, W. (1910). British Journal of Psychology 3.
+        Graham, Y., Mathur, N. and Baldwin, T. (2015). Accurate evaluation of segment-level
+        machine translation metrics. NAACL-HLT. (The agreement of two means of repeated DA
+        judgements of a segment, as the number of judgements grows.)
         """
         n = real_array_iv(n_judgements, "n_judgements")
         if not (n > 0).all():
