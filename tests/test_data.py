@@ -344,10 +344,16 @@ def test_spalib_data_overrides_the_default(tmp_path, monkeypatch):
         data.data_root()
 
 
-def test_default_data_root_is_shared_data_beside_the_project(monkeypatch):
+def test_default_data_root_is_shared_data_beside_the_project_else_the_cache(monkeypatch, tmp_path):
+    from spalib.data import paths
     monkeypatch.delenv("SPALIB_DATA", raising=False)
-    root = data.data_root()
-    assert root.parts[-2:] == ("shared", "data") and (root / "mt-metrics-eval-v2").is_dir()
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    project = tmp_path / "clone" / "spa-book"
+    project.mkdir(parents=True)
+    monkeypatch.setattr(paths, "_PROJECT_ROOT", project)
+    assert data.data_root() == tmp_path / "cache" / "spalib" / "data"      # nothing beside the clone
+    (tmp_path / "clone" / "shared" / "data").mkdir(parents=True)
+    assert data.data_root() == tmp_path / "clone" / "shared" / "data"
 
 
 def test_unknown_dataset():
