@@ -40,18 +40,19 @@ def pair_heatmap(ax, matrix, labels, *, title=None, cmap="RdBu", vmin=0.0, vmax=
 
 
 def style_ledger(ledger):
-    """A reproduction ledger (:func:`spalib.reproduction_ledger`) as a table: numbers to four
-    significant digits, missing ones as a dash, differences flagged by colour.
+    """A reproduction ledger (:func:`spalib.reproduction_ledger`) as a table: published numbers as
+    printed, ours to four significant digits, missing ones as a dash, differences flagged by colour.
     """
     colours = {"match": "#e6f4ea", "differs": "#fde8e8", "different data": "#fff4d6"}
 
     def row_colour(row):
         colour = colours.get(row["status"].split(":")[0], "")
         return [f"background-color: {colour}" if colour else ""] * len(row)
-    numbers = ["published", "ours", "|difference|", "tolerance"]
+    numbers = ["ours", "|difference|", "tolerance"]
     cells = [  # padding, so that neighbouring numbers never run together
         {"selector": "th, td", "props": "padding: 0.2em 0.6em; vertical-align: top;"},
         {"selector": "td", "props": "text-align: right;"},
         {"selector": "td.col4, td.col5", "props": "text-align: left;"}]
-    return (ledger.style.format("{:.4g}", subset=numbers, na_rep="—").apply(row_colour, axis=1)
-            .set_table_styles(cells))
+    return (ledger.style.format("{:.4g}", subset=numbers, na_rep="—")
+            .format(lambda x: x if isinstance(x, str) else f"{x:.4g}", subset=["published"])
+            .apply(row_colour, axis=1).set_table_styles(cells))

@@ -102,7 +102,10 @@ def _reproduction_ledger_iv(rows):
             raise ValueError(f"row {label!r}: a Monte-Carlo row's `ours` is the mean of its seed "
                              f"values ({values.mean()}); got {given}")
         numbers_.at[label, "ours"] = values.mean()
-    return numbers_, kinds, notes, spreads, n_seeds
+    # shown as printed: "0.010" keeps the digits that set its tolerance
+    shown = pd.Series([x if isinstance(x, str) else float(x) for x in printed], index=rows.index,
+                      dtype=object)
+    return numbers_, shown, kinds, notes, spreads, n_seeds
 
 
 def _number(x: float) -> str:
@@ -130,9 +133,9 @@ def reproduction_ledger(rows: pd.DataFrame) -> pd.DataFrame:
     Returns
     -------
     DataFrame
-        ``published``, ``ours``, ``|difference|``, ``tolerance``, ``basis`` (how the tolerance
-        was obtained) and ``status``: "match", "differs: <note>", "different data: <note>" or
-        "not in the data: <note>".
+        ``published`` (as printed: the given string, or the number), ``ours``, ``|difference|``,
+        ``tolerance``, ``basis`` (how the tolerance was obtained) and ``status``: "match",
+        "differs: <note>", "different data: <note>" or "not in the data: <note>".
 
     Notes
     -----
@@ -159,7 +162,7 @@ def reproduction_ledger(rows: pd.DataFrame) -> pd.DataFrame:
     >>> reproduction_ledger(rows)["status"].tolist()
     ['match', 'differs: one system more', 'match']
     """
-    numbers_, kinds, notes, spreads, n_seeds = _reproduction_ledger_iv(rows)
+    numbers_, shown, kinds, notes, spreads, n_seeds = _reproduction_ledger_iv(rows)
     comparable = kinds.isin(["deterministic", "monte carlo"])
     half_unit = numbers_["rounding"] / 2
     tolerance = (half_unit + 2 * spreads.fillna(0.0)).where(comparable)
@@ -177,7 +180,7 @@ def reproduction_ledger(rows: pd.DataFrame) -> pd.DataFrame:
         [kinds == "not in the data", kinds == "different data", within],
         ["not in the data: " + notes, "different data: " + notes, "match"],
         default="differs: " + notes)
-    return pd.DataFrame({"published": numbers_["published"], "ours": numbers_["ours"],
+    return pd.DataFrame({"published": shown, "ours": numbers_["ours"],
                          "|difference|": difference, "tolerance": tolerance, "basis": basis,
                          "status": pd.Series(status, index=rows.index).str.rstrip(": ")})
 

@@ -123,3 +123,15 @@ def test_every_published_table_states_a_kind_a_printed_number_and_its_source(nam
         assert row["source"].strip(), f"{name}: {row.get('quantity', '')!r} has no source"
         if row["kind"] in ("different data", "not in the data"):
             assert row["note"].strip(), f"{name}: {row.get('quantity', '')!r} needs a note"
+
+
+def test_the_ledger_shows_published_numbers_as_printed():
+    rows = pd.DataFrame({"published": ["0.010", "0.000"], "ours": [0.0104, 0.0003],
+                         "kind": ["deterministic", "different data"], "note": ["", "WMT16-19"]},
+                        index=["a", "b"])
+    ledger = spalib.reproduction_ledger(rows)
+    assert ledger["published"].tolist() == ["0.010", "0.000"]          # not 0.01 and 0
+    assert ledger.loc["a", "tolerance"] == pytest.approx(0.0005) and ledger.loc["a", "status"] == "match"
+    from spalib.plotting import style_ledger
+    html = style_ledger(ledger).to_html()
+    assert ">0.010<" in html and ">0.000<" in html
