@@ -46,6 +46,7 @@ from spalib.rank_correlations import (
 )
 from spalib.ranking import AveragedComparison, MetricRanking, average_comparisons, metric_intervals, rank_metrics
 from spalib.resampling import SIGN_RECIPES, SignMatrix, draw_signs, pairwise_pvalues
+from spalib.simulate import MetricModel, SimulatedTask, SimulationTruth, simulate_task
 
 __all__ = [
     "pairwise_pvalues", "draw_signs", "SignMatrix", "SIGN_RECIPES",
@@ -60,5 +61,6 @@ __all__ = [
     "judgements_for_power", "SystemBootstrap", "ErrorDecomposition", "PerfectAnnotator",
     "rank_metrics", "metric_intervals", "average_comparisons", "MetricRanking", "AveragedComparison",
     "reproduction_ledger",
+    "simulate_task", "MetricModel", "SimulatedTask", "SimulationTruth",
 ]
 __version__ = "0.1.0"
