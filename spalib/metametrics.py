@@ -211,7 +211,8 @@ def soft_pairwise_accuracy(human, metric, *, n_resamples: int = 1000, rng=None, 
     h, m, systems = align_matrices(human, metric)
     if method == "permutation" and not isinstance(signs, SignMatrix):
         signs = draw_signs(n_resamples, h.shape[1], rng=rng, signs=signs)
-    kw = dict(method=method, ties=ties, signs=signs, n_resamples=n_resamples, rng=None)
+    # the other methods draw no signs (the recipe was checked above all the same)
+    kw = dict(method=method, ties=ties, signs=signs if method == "permutation" else "bits", rng=None)
     ph, pm = pairwise_pvalues(h, **kw), pairwise_pvalues(m, **kw)
     upper = np.triu_indices(h.shape[0], 1)
     return SoftPairwiseAccuracyResult(_spa_of_uppers(ph[upper], pm[upper]), ph, pm, systems)
@@ -316,7 +317,9 @@ class MetricComparison:
         The significance level of the ranks.
     settings : dict
         The arguments that produced the comparison, and ``"seed"``: what reproduces its random
-        streams (an int seed, or a Generator's seed-sequence entropy and spawn key).
+        streams (an int seed, or a Generator's bit generator and its state before the first draw:
+        ``g = numpy.random.Generator(getattr(numpy.random, seed["bit_generator"])())``, then
+        ``g.bit_generator.state = seed["state"]``).
     null_distributions : dict
         ``null_distributions[(better, worse)]``: the draws of ``stat(better') - stat(worse')``
         behind ``pvalues`` (what :func:`spalib.average_comparisons` combines across tasks).
@@ -399,7 +402,8 @@ def _compare_metrics_iv(human, metrics, meta_metric, n_resamples, rng, signs, sp
     if isinstance(signs, SignMatrix) and signs.n_segments != h.shape[1]:
         raise ValueError(f"`signs` cover {signs.n_segments} segments, the scores have {h.shape[1]}")
     for name, m in raw.items():
-        sums_iv(m, f"metrics[{name!r}]")
+        # acc_eq compares raw differences; PA and SPA see the metric rescaled (exactly) first
+        sums_iv(m if meta_metric == "acc_eq" else rescaled(m), f"metrics[{name!r}]")
     return _Plan(human=h, metrics={n: _zscored(m) for n, m in raw.items()}, raw=raw, meta_metric=meta_metric,
                  alternative=alternative, spa_method=spa_method, ties=ties, permutation=permutation,
                  n_resamples=n_resamples, spa_resamples=spa_resamples, signs=signs,
@@ -455,8 +459,9 @@ class _NormalSPA(_PerturbedMetrics):
         super().__init__(plan)
         self.mid = plan.ties == "mid"
         self.upper = np.triu_indices(self.n_systems, 1)
-        self.human_upper = pairwise_pvalues(rescaled(plan.human), method="normal", ties=plan.ties)[self.upper]
-        self.scores = {n: _spa_of_uppers(self.human_upper, sign_kernels._normal_upper(m, self.mid))
+        self.human_upper = pairwise_pvalues(plan.human, method="normal", ties=plan.ties)[self.upper]
+        # the same in-order sum as the draws, so that a draw equal to the observed value ties it
+        self.scores = {n: meta.spa_of_uppers(self.human_upper, sign_kernels._normal_upper(m, self.mid))
                        for n, m in plan.metrics.items()}
 
     def _hybrids(self, a, b, names):
@@ -476,7 +481,7 @@ class _PermutationSPA(_PerturbedMetrics):
         if not isinstance(signs, SignMatrix):
             signs = draw_signs(plan.spa_resamples, n_segments, rng=plan.streams.signs, signs=signs)
         # PERM-BOTH hybrids are summed in float64 whatever the recipe: the packed signs serve both
-        self.human_upper = pairwise_pvalues(rescaled(plan.human), signs=SignMatrix(n_segments, packed=signs.packed),
+        self.human_upper = pairwise_pvalues(plan.human, signs=SignMatrix(n_segments, packed=signs.packed),
                                             ties=plan.ties)[np.triu_indices(self.n_systems, 1)]
         self.tol = max(sign_kernels.tie_tolerance(m) for m in plan.metrics.values())
         self.sums = {}
@@ -556,7 +561,7 @@ def _spa_of_normal_pvalues(sums, squares, human_upper, mid):
     with np.errstate(divide="ignore", invalid="ignore"):
         p = 0.5 * special.erfc(sums / np.sqrt(2.0 * squares))
     p = np.where(squares > 0, p, 0.5 if mid else 1.0)
-    return 1.0 - np.abs(human_upper - p).mean(axis=1)
+    return np.array([meta.spa_of_uppers(human_upper, row) for row in p])
 
 
 def _swap_masks(rng: np.random.Generator, permutation: str, size: int, n_systems: int, n_groups: int) -> np.ndarray:

@@ -9,6 +9,7 @@ whose significance comes from the same PERM-BOTH draws).
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -16,8 +17,8 @@ import pandas as pd
 
 from spalib._core import bootstrap, engine, meta, signs as sign_kernels
 from spalib._core.align import align_metrics
-from spalib._core.validation import (choice_iv, flag_iv, labels_iv, positive_int_iv, probability_iv, real_iv, rescaled,
-                                     rng_iv)
+from spalib._core.validation import (choice_iv, flag_iv, int_iv, labels_iv, positive_int_iv, probability_iv, real_iv,
+                                     rescaled, rng_iv, sums_iv)
 from spalib._core.sign_matrix import signs_arguments_iv
 from spalib.metametrics import EarlyStopping, MetricComparison, compare_metrics, significance_ranks
 from spalib.rank_correlations import kendall_tau, tie_calibration
@@ -252,7 +253,9 @@ class MetricRanking:
     average : AveragedComparison or None
         The averaged ranking over all (task, statistic) pairs; None for a single one.
     settings : dict
-        The arguments that produced the ranking.
+        The arguments that produced the ranking; ``seed`` (the int given, or None for a
+        Generator: each comparison's ``settings["seed"]`` records its own stream) and
+        ``interval_seed`` (the intervals' stream).
     warnings : list of str
         Results that are almost surely a mistake in the input: an added metric that looks
         reversed, or seems to have been scored against the wrong reference.
@@ -491,14 +494,18 @@ def _rank_metrics_iv(tasks, statistics, n_resamples, rng, signs, spa_resamples, 
         if not isinstance(pair, tuple) or len(pair) != 2:
             raise TypeError(f"tasks[{name!r}] must be a SegmentTask or a (human, metrics) tuple; "
                             f"got {type(task).__name__}")
-        human, _, _ = align_metrics(*pair, minimum=2)
+        human, aligned, _ = align_metrics(*pair, minimum=2)
         if isinstance(signs, SignMatrix) and signs.n_segments != human.shape[1]:
             raise ValueError(f"`signs` cover {signs.n_segments} segments, task {name!r} has {human.shape[1]}")
-        prepared[str(name)] = pair
+        prepared[str(name)] = pair, aligned
     statistics = (statistics,) if isinstance(statistics, str) else tuple(statistics)
     if not statistics:
         raise ValueError("`statistics` must name at least one of spa, pa, acc_eq")
     statistics = tuple(choice_iv(s, "statistics", STATISTICS) for s in statistics)
+    for name, (_, aligned) in prepared.items():   # what compare_metrics would refuse, before any task runs
+        for metric, m in aligned.items():
+            sums_iv(m if "acc_eq" in statistics else rescaled(m), f"tasks[{name!r}] metrics[{metric!r}]")
+    prepared = {name: pair for name, (pair, _) in prepared.items()}
     if len(set(statistics)) != len(statistics):
         raise ValueError(f"`statistics` names a statistic twice: {statistics}")
     positive_int_iv(n_resamples, "n_resamples")
@@ -506,7 +513,7 @@ def _rank_metrics_iv(tasks, statistics, n_resamples, rng, signs, spa_resamples, 
     if early_stopping is not None and not isinstance(early_stopping, EarlyStopping):
         raise TypeError(f"`early_stopping` must be None or an EarlyStopping; got {early_stopping!r}")
     probability_iv(alpha, "alpha")
-    interval_resamples = 0 if interval_resamples == 0 else positive_int_iv(interval_resamples, "interval_resamples")
+    interval_resamples = int_iv(interval_resamples, "interval_resamples", low=0)
     confidence_level = probability_iv(confidence_level, "confidence_level")
     flag_iv(progress, "progress")
     if signs == "mtme":
@@ -579,6 +586,7 @@ def rank_metrics(tasks: dict, *, statistics=("spa", "pa"), n_resamples: int = 10
     seeds = iter(seeds)
     comparisons, intervals = {}, {}
     interval_rng = next(seeds)
+    interval_seed = engine.describe_seed(interval_rng)   # before its first draw
     for task, (human, metrics) in prepared.items():
         for stat in statistics:
             kw = {} if stat == "acc_eq" else dict(signs=signs, spa_resamples=spa_resamples,
@@ -596,5 +604,6 @@ def rank_metrics(tasks: dict, *, statistics=("spa", "pa"), n_resamples: int = 10
     settings = dict(statistics=statistics, n_resamples=n_resamples,
                     signs=signs if isinstance(signs, str) else "prepared", spa_resamples=spa_resamples,
                     early_stopping=early_stopping, alpha=alpha, interval_resamples=interval_resamples,
-                    confidence_level=confidence_level, tasks=summaries)
+                    confidence_level=confidence_level, tasks=summaries,
+                    seed=rng if isinstance(rng, numbers.Integral) else None, interval_seed=interval_seed)
     return MetricRanking(comparisons, intervals, average, settings, warnings)

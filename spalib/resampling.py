@@ -70,8 +70,7 @@ def draw_signs(n_resamples: int, n_segments: int, *, rng=None, signs: str = "bit
         uniform = np.random.default_rng(rng).random((n_resamples, n_segments), dtype=np.float32)
         sign_kernels._uniform_to_signs(uniform)  # in place, as the reference does with np.rint
         return SignMatrix(n_segments, reference=uniform)
-    packed = rng.integers(0, 256, size=(n_resamples, (n_segments + 7) // 8), dtype=np.uint8)
-    return SignMatrix(n_segments, packed=packed)
+    return SignMatrix(n_segments, packed=sign_kernels.random_patterns(n_resamples, n_segments, rng))
 
 
 def _pairwise_pvalues_iv(scores, n_resamples, rng, signs, method, ties):

@@ -86,7 +86,7 @@ def test_pvalue_arguments_are_checked_on_every_method(method, bad, message):
     (dict(signs="garbage"), "`signs` must be one of"),
     (dict(spa_method="exact"), "`spa_method` must be one of"),
     (dict(alpha=1.5), "`alpha` must be"),
-    (dict(progress="yes please", alpha=0), "`alpha` must be"),
+    (dict(progress=1), "`progress` must be True or False"),
 ])
 def test_compare_metrics_checks_arguments_its_statistic_does_not_use(statistic, bad, message):
     human, metrics = comparison_toy()
@@ -95,7 +95,7 @@ def test_compare_metrics_checks_arguments_its_statistic_does_not_use(statistic, 
 
 
 def test_row_10_mtme_signs_with_a_negative_seed_name_rng():
-    with pytest.raises(ValueError, match="`rng` must be a non-negative int seed"):
+    with pytest.raises(ValueError, match="`rng` must be an integer >= 0"):
         spalib.pairwise_pvalues(X, rng=-1, signs="mtme")
 
 
@@ -170,15 +170,65 @@ def test_spa_from_pvalues_and_subset_reuse_the_result_s_pvalues():
 
 # --- the seed is recorded and reproduces the result ----------------------------------------------
 
-def test_the_recorded_seed_reproduces_a_comparison_drawn_with_rng_none():
+def replay(seed):
+    """The Generator a result's settings["seed"] describes (the recipe in MetricComparison's docs)."""
+    generator = np.random.Generator(getattr(np.random, seed["bit_generator"])())
+    generator.bit_generator.state = seed["state"]
+    return generator
+
+
+@pytest.mark.parametrize("statistic", ["pa", "spa"])
+@pytest.mark.parametrize("rng", [None, "advanced", "mt19937"])
+def test_the_recorded_seed_reproduces_a_comparison(statistic, rng):
     human, metrics = comparison_toy()
-    first = spalib.compare_metrics(human, metrics, statistic="pa", n_resamples=50)
-    seed = first.settings["seed"]
-    again = spalib.compare_metrics(human, metrics, statistic="pa", n_resamples=50,
-                                   rng=np.random.default_rng(np.random.SeedSequence(**seed)))
+    if rng == "advanced":
+        rng = np.random.default_rng(3)
+        rng.random(7)                                   # a Generator already drawn from
+    elif rng == "mt19937":
+        rng = np.random.Generator(np.random.MT19937(5))
+    first = spalib.compare_metrics(human, metrics, statistic=statistic, n_resamples=50, spa_resamples=60,
+                                   rng=rng)
+    again = spalib.compare_metrics(human, metrics, statistic=statistic, n_resamples=50, spa_resamples=60,
+                                   rng=replay(first.settings["seed"]))
     pd.testing.assert_frame_equal(again.pvalues, first.pvalues)
+    pd.testing.assert_series_equal(again.scores, first.scores)
     assert spalib.compare_metrics(human, metrics, statistic="pa", n_resamples=5, rng=4,
                                   signs="mtme").settings["seed"] == 4
+
+
+def test_arguments_are_checked_before_any_draw():
+    human, metrics = comparison_toy()
+    generator = np.random.default_rng(1)
+    before = generator.bit_generator.state
+    for bad in (dict(alpha=2.0), dict(spa_resamples=0), dict(progress=1), dict(permutation="cells")):
+        with pytest.raises((ValueError, TypeError)):
+            spalib.compare_metrics(human, metrics, n_resamples=10, rng=generator, **bad)
+    with pytest.raises(ValueError, match="`confidence_level`"):
+        spalib.rank_metrics({"a": (human, metrics)}, confidence_level=1.5, rng=generator)
+    assert generator.bit_generator.state == before
+
+
+@pytest.mark.parametrize("method", ["normal", "exact"])
+def test_mtme_signs_with_a_method_that_draws_none(method):
+    human, metrics = comparison_toy()
+    h, m = human.iloc[:, :12], metrics["m0"].iloc[:, :12]
+    with_recipe = spalib.soft_pairwise_accuracy(h, m, rng=4, signs="mtme", method=method).statistic
+    assert with_recipe == spalib.soft_pairwise_accuracy(h, m, method=method).statistic
+
+
+def test_normal_spa_counts_draws_equal_to_the_observed_difference():
+    """PERM-SYSTEMS swaps nothing in 2 of 2**S draws: those draws equal the observed difference
+    and must count (scores and draws are summed alike)."""
+    rng = np.random.default_rng(8)
+    human = pd.DataFrame(rng.normal(size=(9, 30)))
+    metrics = {"a": human + rng.normal(scale=0.8, size=(9, 30)), "b": human + rng.normal(scale=1.0, size=(9, 30))}
+    c = spalib.compare_metrics(human, metrics, spa_method="normal", permutation="systems", n_resamples=1024,
+                               rng=8)
+    better, worse = c.scores.index
+    null = c.null_distributions[(better, worse)]
+    delta = c.scores[better] - c.scores[worse]
+    ties = np.isclose(null, delta, rtol=0, atol=1e-12)
+    assert ties.any() and (null[ties] == delta).all()
 
 
 # --- names mean one thing -------------------------------------------------------------------------

@@ -38,15 +38,22 @@ class Streams:
 
 
 def describe_seed(rng) -> object:
-    """What reproduces a random state: an int seed, or a Generator's seed sequence
-    (``{"entropy": ..., "spawn_key": ...}``), or ``"unknown"`` for a bit generator seeded another way.
+    """What reproduces a random state: an int seed, or a Generator's bit generator and its state
+    before the first draw (``numpy.random.Generator(getattr(numpy.random, s["bit_generator"])())``
+    with ``.bit_generator.state = s["state"]`` draws the same numbers, however it was seeded).
     """
     if isinstance(rng, numbers.Integral):
         return int(rng)
-    sequence = getattr(rng.bit_generator, "seed_seq", None)
-    if isinstance(sequence, np.random.SeedSequence):
-        return {"entropy": sequence.entropy, "spawn_key": tuple(sequence.spawn_key)}
-    return "unknown"
+    return {"bit_generator": type(rng.bit_generator).__name__, "state": rng.bit_generator.state}
+
+
+def generator_from_seed(seed) -> np.random.Generator:
+    """The Generator a :func:`describe_seed` record describes."""
+    if isinstance(seed, numbers.Integral):
+        return np.random.default_rng(seed)
+    generator = np.random.Generator(getattr(np.random, seed["bit_generator"])())
+    generator.bit_generator.state = seed["state"]
+    return generator
 
 
 def make_streams(rng, recipe: str) -> Streams:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from spalib._core import signs as sign_kernels
-from spalib._core.validation import choice_iv, is_seed, positive_int_iv, rng_iv
+from spalib._core.validation import choice_iv, int_iv, is_seed, positive_int_iv, rng_iv
 
 SIGN_RECIPES = ("bits", "mtme")
 """How sign matrices are drawn: ``"bits"``, eight random signs per random byte from the ``rng``
@@ -98,6 +98,6 @@ def signs_arguments_iv(n_resamples, rng, signs, *, count: str = "n_resamples"):
         if not is_seed(rng):
             raise ValueError("signs='mtme' reproduces mt-metrics-eval's signs for an int seed (its default is 4): "
                              f"pass `rng` as an int; got {rng!r}")
-        rng_iv(rng)  # a non-negative seed
+        int_iv(rng, "rng", low=0)
         return n_resamples, int(rng), signs
     return n_resamples, rng_iv(rng), signs

@@ -1,6 +1,6 @@
 """Sign-flip kernels: the paired permutation null of every system pair, its p-values, their
-normal limit.  No validation here: the public wrappers check
-shapes and values.
+normal limit, and the one-sample sign-flip test of the pairs test.  No validation here: the
+public functions check every argument before calling these.
 
 Sign patterns are stored packed: ``packed[k, g]`` holds, in its bits 0..7, the signs of
 segments ``8g .. 8g+7`` in permutation ``k`` (bit set = +1, i.e. keep the pair as observed;
