@@ -561,7 +561,7 @@ def _spa_of_normal_pvalues(sums, squares, human_upper, mid):
     with np.errstate(divide="ignore", invalid="ignore"):
         p = 0.5 * special.erfc(sums / np.sqrt(2.0 * squares))
     p = np.where(squares > 0, p, 0.5 if mid else 1.0)
-    return np.array([meta.spa_of_uppers(human_upper, row) for row in p])
+    return meta.spa_of_rows(human_upper, np.ascontiguousarray(p))
 
 
 def _swap_masks(rng: np.random.Generator, permutation: str, size: int, n_systems: int, n_groups: int) -> np.ndarray:

@@ -18,6 +18,15 @@ def spa_of_uppers(human_upper, metric_upper):
 
 
 @njit(cache=True)
+def spa_of_rows(human_upper, metric_uppers):
+    """:func:`spa_of_uppers` of every row of ``metric_uppers`` (draws x pairs)."""
+    out = np.empty(metric_uppers.shape[0])
+    for row in range(metric_uppers.shape[0]):
+        out[row] = spa_of_uppers(human_upper, metric_uppers[row])
+    return out
+
+
+@njit(cache=True)
 def spa_from_matrix(human_upper, p):
     """:func:`spa_of_uppers` of a full metric p-value matrix ``p`` (its upper triangle)."""
     n = p.shape[0]
