@@ -47,15 +47,6 @@ def describe_seed(rng) -> object:
     return {"bit_generator": type(rng.bit_generator).__name__, "state": rng.bit_generator.state}
 
 
-def generator_from_seed(seed) -> np.random.Generator:
-    """The Generator a :func:`describe_seed` record describes."""
-    if isinstance(seed, numbers.Integral):
-        return np.random.default_rng(seed)
-    generator = np.random.Generator(getattr(np.random, seed["bit_generator"])())
-    generator.bit_generator.state = seed["state"]
-    return generator
-
-
 def make_streams(rng, recipe: str) -> Streams:
     """The streams of one test from a validated ``rng`` (an int seed for ``"mtme"``, else a Generator)."""
     if recipe == "mtme":

@@ -9,6 +9,8 @@ labels must be unique and of one type; random state is ``None``, an int or a
 from __future__ import annotations
 
 import numbers
+import os
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -48,6 +50,26 @@ def int_iv(value, name: str, *, low: int, high: int | None = None) -> int:
         shown = repr(value) if len(repr(value)) <= 40 else f"{repr(value)[:20]}... ({len(repr(value))} characters)"
         raise ValueError(f"`{name}` must be an integer {bounds}; got {shown}")
     return int(value)
+
+
+def path_iv(path, name: str) -> Path:
+    """A file path (str or os.PathLike)."""
+    if isinstance(path, (bool, np.bool_)) or not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"`{name}` must be a path (str or pathlib.Path); got {path!r}")
+    return Path(path)
+
+
+def names_iv(names, name: str) -> list[str]:
+    """Names (a single str is one name, not its characters)."""
+    names = [names] if isinstance(names, str) else names
+    try:
+        names = list(names)
+    except TypeError:
+        raise TypeError(f"`{name}` must be a str or an iterable of str; got {names!r}") from None
+    for value in names:
+        if not isinstance(value, str):
+            raise TypeError(f"`{name}` must hold str names; got {value!r}")
+    return names
 
 
 def real_iv(value, name: str, *, low: float = -np.inf, high: float = np.inf, low_open: bool = False,

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from spalib._core.validation import flag_iv, labels_iv, positive_int_iv
+from spalib._core.validation import flag_iv, labels_iv, names_iv, path_iv, positive_int_iv
 from spalib.data._tables import read_lines, read_text, resolve, split_fields, to_float
 from spalib.data.paths import resolve_root
 
@@ -266,26 +266,6 @@ class EvalSet:
         return read_lines(self.folder / "system-outputs" / self.lp / f"{system}.txt")
 
 
-def _path_iv(path, name: str) -> Path:
-    """A file path (str or os.PathLike)."""
-    if isinstance(path, (bool, np.bool_)) or not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"`{name}` must be a path (str or pathlib.Path); got {path!r}")
-    return Path(path)
-
-
-def _names_iv(names, name: str) -> list[str]:
-    """Names (a single str is one name, not its characters)."""
-    names = [names] if isinstance(names, str) else names
-    try:
-        names = list(names)
-    except TypeError:
-        raise TypeError(f"`{name}` must be a str or an iterable of str; got {names!r}") from None
-    for value in names:
-        if not isinstance(value, str):
-            raise TypeError(f"`{name}` must hold str names; got {value!r}")
-    return names
-
-
 def _score_cells(values, where) -> np.ndarray:
     """Scores as float64: real numbers, NaN (or None) for a missing one; a string, a bool or inf is
     an error naming the cell (``where(k)`` describes cell ``k``, an index into ``values``).
@@ -345,10 +325,10 @@ def read_seg_score_file(path: Path | str, n_segments: int, *, systems=None) -> p
     >>> read_seg_score_file(es.folder / "human-scores" / "en-de.mqm.seg.score", len(es.segments)).shape
     (13, 557)
     """
-    path = resolve(_path_iv(path, "path"))
+    path = resolve(path_iv(path, "path"))
     n_segments = positive_int_iv(n_segments, "n_segments")
     if systems is not None:
-        systems = _names_iv(systems, "systems")
+        systems = names_iv(systems, "systems")
     text = read_text(path)
     if text.startswith("\ufeff"):
         raise ValueError(f"{path}:1: the file starts with a byte-order mark (BOM); save it as UTF-8 without one")
@@ -419,7 +399,7 @@ def write_seg_score_file(frame: pd.DataFrame, path: Path | str) -> Path:
     >>> path.read_text().split()
     ['A', '0.5', 'A', 'None']
     """
-    path = _path_iv(path, "path")
+    path = path_iv(path, "path")
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"`frame` must be a systems x segments DataFrame; got {type(frame).__name__}")
     if frame.shape[0] < 1 or frame.shape[1] < 1:
@@ -967,8 +947,8 @@ def segment_task(es: EvalSet, *, human: str | None = None, reference_free: bool 
     include_human_systems = flag_iv(include_human_systems, "include_human_systems")
     basenames = flag_iv(basenames, "basenames")
     # a single name is one prefix (or metric), not an iterable of one-letter ones
-    excluded = tuple(_names_iv(exclude_metrics, "exclude_metrics"))
-    negated = set(_names_iv(lower_is_better_metrics, "lower_is_better_metrics"))
+    excluded = tuple(names_iv(exclude_metrics, "exclude_metrics"))
+    negated = set(names_iv(lower_is_better_metrics, "lower_is_better_metrics"))
     if extra_metrics is None:
         extra_metrics = {}
     if not isinstance(extra_metrics, Mapping):
