@@ -46,7 +46,20 @@ from spalib.rank_correlations import (
 )
 from spalib.ranking import AveragedComparison, MetricRanking, average_comparisons, metric_intervals, rank_metrics
 from spalib.resampling import SIGN_RECIPES, SignMatrix, draw_signs, pairwise_pvalues
-from spalib.simulate import MetricModel, SimulatedTask, SimulationTruth, simulate_task
+from spalib.simulate import (
+    DAModel,
+    MetricModel,
+    SimulatedReplications,
+    SimulatedTask,
+    SimulationTruth,
+    correlation_test_pvalues,
+    metric_test_pvalues,
+    pair_test_pvalues,
+    promise_ledger,
+    rejection_rates,
+    simulate_replications,
+    simulate_task,
+)
 
 __all__ = [
     "pairwise_pvalues", "draw_signs", "SignMatrix", "SIGN_RECIPES",
@@ -61,6 +74,8 @@ __all__ = [
     "judgements_for_power", "SystemBootstrap", "ErrorDecomposition", "PerfectAnnotator",
     "rank_metrics", "metric_intervals", "average_comparisons", "MetricRanking", "AveragedComparison",
     "reproduction_ledger",
-    "simulate_task", "MetricModel", "SimulatedTask", "SimulationTruth",
+    "simulate_task", "simulate_replications", "MetricModel", "DAModel", "SimulatedTask", "SimulatedReplications",
+    "SimulationTruth", "pair_test_pvalues", "metric_test_pvalues", "correlation_test_pvalues", "rejection_rates",
+    "promise_ledger",
 ]
 __version__ = "0.1.0"

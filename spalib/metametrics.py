@@ -374,12 +374,6 @@ class _Plan:
     progress: object
 
 
-def _zscored(m: np.ndarray) -> np.ndarray:
-    m = rescaled(m)
-    sd = m.std()
-    return (m - m.mean()) / sd if sd > 0 else m - m.mean()
-
-
 def _compare_metrics_iv(human, metrics, meta_metric, n_resamples, rng, signs, spa_resamples, spa_method, ties,
                         permutation, early_stopping, alpha, progress, alternative) -> _Plan:
     meta_metric = choice_iv(meta_metric, "statistic", ("spa", "pa", "acc_eq"))
@@ -404,7 +398,7 @@ def _compare_metrics_iv(human, metrics, meta_metric, n_resamples, rng, signs, sp
     for name, m in raw.items():
         # acc_eq compares raw differences; PA and SPA see the metric rescaled (exactly) first
         sums_iv(m if meta_metric == "acc_eq" else rescaled(m), f"metrics[{name!r}]")
-    return _Plan(human=h, metrics={n: _zscored(m) for n, m in raw.items()}, raw=raw, meta_metric=meta_metric,
+    return _Plan(human=h, metrics={n: meta.zscored(m) for n, m in raw.items()}, raw=raw, meta_metric=meta_metric,
                  alternative=alternative, spa_method=spa_method, ties=ties, permutation=permutation,
                  n_resamples=n_resamples, spa_resamples=spa_resamples, signs=signs,
                  streams=engine.make_streams(rng, "mtme" if signs == "mtme" else "bits"),

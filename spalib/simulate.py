@@ -1,21 +1,30 @@
-"""Simulated WMT-like scores with known truth: what the tests of the book promise, checked.
+"""Simulated WMT-like scores with known truth, and a lab that checks what the book's tests promise.
 
 :func:`simulate_task` draws the segment scores of ``S`` systems on ``L`` segments from a model
 whose truth is known, so that size (how often a test says "significant" when nothing differs),
 power and coverage can be measured rather than assumed:
 
 - system ``s`` has a true quality ``q_s``; segment ``l`` a difficulty ``d_l ~ N(0, segment_sd²)``;
-- the latent human score is ``q_s + d_l + e_sl`` with annotator noise ``e_sl ~ N(0, human_sd²)``;
-  it is reported as is (``human="continuous"``) or as an MQM-like penalty (``human="mqm"``:
-  ``-min(cap, round(weight * max(0, -latent)))``, so most good translations tie at 0);
+- the latent human score is ``q_s + d_l + e_sl``, with ``e_sl ~ N(0, human_sd²)`` the output's own
+  deviation from its system's quality; it is reported as is (``human="continuous"``), as an
+  MQM-like penalty (``human="mqm"``: ``-min(cap, round(weight * max(0, -latent)))``, so most good
+  translations tie at 0), or as the mean of DA-like judgements on 0-100 (``human="da"``,
+  :class:`DAModel`: per-annotator offsets, repeats by the same or by different annotators);
 - metric ``k`` scores ``slope_k * (q_s + d_l) + b_ks + n_skl`` with a bias per system ``b_ks`` and
-  noise ``n_skl ~ N(0, noise_sd_k²)`` whose correlation with the human noise ``e_sl`` of the same
-  cell is ``error_correlation_k`` (metrics and humans misjudge the same hard outputs).
+  noise ``n_skl ~ N(0, noise_sd_k²)`` whose correlation with ``e_sl`` of the same cell is
+  ``error_correlation_k`` (metrics and humans misjudge the same hard outputs; two metrics'
+  noises then correlate ``rho_1 * rho_2``).
 
 The truth (:class:`SimulationTruth`) is what infinitely many segments would show: the human
 order of the systems is the order of ``q`` (every reported human score is increasing in the
 latent one), a metric's system scores are ``slope_k * q_s + b_ks`` up to a constant, and its
 pairwise accuracy is the share of system pairs that these order as ``q`` does.
+
+:func:`simulate_replications` draws many such tasks at once; :func:`pair_test_pvalues`,
+:func:`metric_test_pvalues` and :func:`correlation_test_pvalues` run one test in every
+replication inside one jitted loop (each replication with its own random draws, identical for
+any thread count), and :func:`rejection_rates` turns p-values into rates with Monte-Carlo
+standard errors.
 """
 
 from __future__ import annotations
@@ -24,13 +33,26 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from scipy import special
 
-from spalib._core import engine
-from spalib._core.validation import choice_iv, positive_int_iv, real_array_iv, real_iv, rng_iv
+from spalib._core import engine, meta, simulation_kernels
+from spalib._core.validation import (
+    ALTERNATIVES,
+    choice_iv,
+    int_iv,
+    positive_int_iv,
+    probability_iv,
+    real_array_iv,
+    real_iv,
+    rng_iv,
+)
+from spalib.metametrics import EarlyStopping
 
-__all__ = ["MetricModel", "SimulatedTask", "SimulationTruth", "simulate_task"]
+__all__ = ["DAModel", "MetricModel", "SimulatedReplications", "SimulatedTask", "SimulationTruth",
+           "correlation_test_pvalues", "metric_test_pvalues", "pair_test_pvalues", "rejection_rates",
+           "promise_ledger", "simulate_replications", "simulate_task"]
 
-HUMAN_SCALES = ("continuous", "mqm")
+HUMAN_SCALES = ("continuous", "mqm", "da")
 
 
 @dataclass(frozen=True)
@@ -63,6 +85,38 @@ class MetricModel:
 
 
 @dataclass(frozen=True)
+class DAModel:
+    """How DA-like judgements on 0-100 are drawn (``human="da"``).
+
+    A judgement of a cell with latent score ``x`` by annotator ``a`` is
+    ``round(offset + scale * x + o_a + eps)`` clipped to 0-100, with the annotator's offset
+    ``o_a ~ N(0, annotator_sd²)`` (drawn once for a pool of ``n_annotators``) and a fresh
+    ``eps ~ N(0, judgement_sd²)``.  Every cell is judged ``repeats`` times, by one annotator
+    (``same_annotator=True``) or by different ones; the human score is their mean.
+    """
+
+    scale: float = 10.0
+    offset: float = 50.0
+    n_annotators: int = 20
+    annotator_sd: float = 8.0
+    judgement_sd: float = 10.0
+    repeats: int = 1
+    same_annotator: bool = False
+
+    def __post_init__(self):
+        real_iv(self.scale, "scale", low=0.0, low_open=True)
+        real_iv(self.offset, "offset")
+        real_iv(self.annotator_sd, "annotator_sd", low=0.0)
+        real_iv(self.judgement_sd, "judgement_sd", low=0.0)
+        n = int_iv(self.n_annotators, "n_annotators", low=2)
+        repeats = positive_int_iv(self.repeats, "repeats")
+        if not isinstance(self.same_annotator, (bool, np.bool_)):
+            raise ValueError(f"`same_annotator` must be a bool; got {self.same_annotator!r}")
+        if not self.same_annotator and repeats > n:
+            raise ValueError(f"{repeats} repeats by different annotators need at least {repeats} annotators; got {n}")
+
+
+@dataclass(frozen=True)
 class SimulationTruth:
     """What infinitely many segments would show.
 
@@ -70,20 +124,29 @@ class SimulationTruth:
     ----------
     quality : Series
         The true quality of each system (the human order).
-    difficulty : Series
-        Each segment's drawn difficulty ``d_l`` (shared by every system and metric).
+    difficulty : Series or ndarray
+        Each segment's drawn difficulty ``d_l`` (shared by every system and metric); replications
+        x segments for :func:`simulate_replications`.
     metric_system_scores : DataFrame
         Systems x metrics: each metric's system score in the limit, ``slope * q + bias`` (up to a
         constant shared by every system).
     pairwise_accuracy : Series
         Each metric's pairwise accuracy in the limit: the share of system pairs its limit scores
         order as ``quality`` does (a tie on both sides agrees, a tie on one side does not).
+    variance : Series or None
+        DA-like judgements only: the variance of a perfect judgement across outputs
+        (``"output"``: ``scale² Var(q + d + e)``, every system weighing the same),
+        of the drawn annotators' offsets (``"annotator"``, ddof 1: the expected half squared
+        difference of two different annotators), of one judgement's own noise with the rounding
+        (``"judgement"``: ``judgement_sd² + 1/12``), and the share of judgements clipped at 0 or
+        100 (where the components are only approximate).
     """
 
     quality: pd.Series
-    difficulty: pd.Series
+    difficulty: object
     metric_system_scores: pd.DataFrame
     pairwise_accuracy: pd.Series
+    variance: pd.Series | None = None
 
 
 @dataclass(frozen=True)
@@ -99,15 +162,50 @@ class SimulatedTask:
     truth : SimulationTruth
     settings : dict
         The arguments that produced the task.
+    judgements : DataFrame or None
+        DA-like judgements (``human="da"``), one row each: system, segment, repeat, annotator,
+        score (``spalib.perfect_annotator(j["score"], j[["system", "segment"]],
+        annotators=j["annotator"])``).
     """
 
     human: pd.DataFrame
     metrics: dict
     truth: SimulationTruth
     settings: dict = field(default_factory=dict)
+    judgements: pd.DataFrame | None = None
 
 
-def _simulate_task_iv(quality, n_segments, metrics, segment_sd, human_sd, human, mqm_weight, mqm_cap, rng):
+@dataclass(frozen=True)
+class SimulatedReplications:
+    """Many simulated tasks of one model: arrays replications x systems x segments.
+
+    Attributes
+    ----------
+    human : ndarray
+    metrics : dict of name -> ndarray
+    systems : Index
+    truth : SimulationTruth
+    settings : dict
+    """
+
+    human: np.ndarray
+    metrics: dict
+    systems: pd.Index
+    truth: SimulationTruth
+    settings: dict = field(default_factory=dict)
+
+    def task(self, replication: int) -> SimulatedTask:
+        """Replication ``replication`` as frames, for any spalib function."""
+        r = int_iv(replication, "replication", low=0, high=self.human.shape[0] - 1)
+        segments = pd.RangeIndex(self.human.shape[2], name="segment")
+        frames = {n: pd.DataFrame(m[r], index=self.systems, columns=segments) for n, m in self.metrics.items()}
+        truth = SimulationTruth(self.truth.quality, pd.Series(self.truth.difficulty[r], index=segments),
+                                self.truth.metric_system_scores, self.truth.pairwise_accuracy, self.truth.variance)
+        return SimulatedTask(pd.DataFrame(self.human[r], index=self.systems, columns=segments), frames, truth,
+                             {**self.settings, "replication": r})
+
+
+def _simulate_iv(quality, n_segments, metrics, segment_sd, human_sd, human, mqm_weight, mqm_cap, da, rng):
     q = real_array_iv(quality, "quality", ndim=1)
     if q.size < 2:
         raise ValueError(f"`quality` needs at least 2 systems; got {q.size}")
@@ -125,7 +223,10 @@ def _simulate_task_iv(quality, n_segments, metrics, segment_sd, human_sd, human,
     human = choice_iv(human, "human", HUMAN_SCALES)
     mqm_weight = real_iv(mqm_weight, "mqm_weight", low=0.0, low_open=True)
     mqm_cap = real_iv(mqm_cap, "mqm_cap", low=0.0, low_open=True)
-    return q, systems, n_segments, segment_sd, human_sd, human, mqm_weight, mqm_cap, rng_iv(rng)
+    if not isinstance(da, DAModel):
+        raise TypeError(f"`da` must be a DAModel; got {type(da).__name__}")
+    return (q, systems, n_segments, dict(segment_sd=segment_sd, human_sd=human_sd, human=human, mqm_weight=mqm_weight,
+                                         mqm_cap=mqm_cap, da=da), rng_iv(rng))
 
 
 def _limit_pairwise_accuracy(quality: np.ndarray, scores: np.ndarray) -> float:
@@ -133,9 +234,70 @@ def _limit_pairwise_accuracy(quality: np.ndarray, scores: np.ndarray) -> float:
     return float(np.mean(np.sign(quality[i] - quality[j]) == np.sign(scores[i] - scores[j])))
 
 
+def _draw(rng, q, n_segments, n_replications, metrics, segment_sd, human_sd, human, mqm_weight, mqm_cap, da):
+    """Every array of ``n_replications`` test sets (replications x systems x segments), drawn in a
+    fixed order: difficulties, human noise, DA judgements, then each metric in the order given.
+    """
+    shape = (n_replications, q.size, n_segments)
+    difficulty = rng.normal(0.0, segment_sd, size=(n_replications, n_segments))
+    truth = q[None, :, None] + difficulty[:, None, :]
+    standard_noise = rng.standard_normal(shape)
+    latent = truth + human_sd * standard_noise
+    judgements = None
+    if human == "mqm":
+        reported = -np.minimum(mqm_cap, np.round(mqm_weight * np.maximum(0.0, -latent)))
+    elif human == "da":
+        judgements = _da_judgements(rng, latent, da)
+        reported = judgements["score"].mean(axis=-1)
+    else:
+        reported = latent
+    scores = {}
+    for name, model in metrics.items():
+        bias = np.zeros(q.size) if model.bias is None else np.asarray(model.bias, dtype=float)
+        rho = model.error_correlation
+        own = rng.standard_normal(shape)
+        noise = model.noise_sd * (rho * standard_noise + np.sqrt(1.0 - rho * rho) * own)
+        scores[name] = model.slope * truth + bias[None, :, None] + noise
+    return difficulty, reported, scores, judgements
+
+
+def _da_judgements(rng, latent, da):
+    """``da.repeats`` judgements of every cell: ``offset + scale * latent + annotator offset +
+    judgement noise``, rounded and clipped to 0-100.  Repeats are by one annotator or by
+    different ones (drawn without replacement from the pool).
+    """
+    offsets = rng.normal(0.0, da.annotator_sd, size=da.n_annotators)
+    cells = latent.shape
+    if da.same_annotator:
+        who = np.repeat(rng.integers(0, da.n_annotators, size=cells)[..., None], da.repeats, axis=-1)
+    else:
+        who = np.argsort(rng.random(cells + (da.n_annotators,)), axis=-1)[..., :da.repeats]
+    noise = rng.normal(0.0, da.judgement_sd, size=cells + (da.repeats,))
+    raw = da.offset + da.scale * latent[..., None] + offsets[who] + noise
+    return dict(score=np.clip(np.round(raw), 0.0, 100.0), annotator=who, offsets=offsets,
+                clipped=float(np.mean((raw < 0) | (raw > 100))))
+
+
+def _truth(q, index, difficulty, segments, metrics, settings, judgements):
+    limit = pd.DataFrame({name: model.slope * q + (0.0 if model.bias is None else np.asarray(model.bias, float))
+                          for name, model in metrics.items()}, index=index)
+    pa = pd.Series({name: _limit_pairwise_accuracy(q, limit[name].to_numpy()) for name in metrics},
+                   name="pairwise accuracy")
+    variance = None
+    if judgements is not None:
+        da = settings["da"]
+        # a perfect judgement is the expectation over annotators: offset + scale * latent (+ their mean)
+        output = da.scale ** 2 * (q.var() + settings["segment_sd"] ** 2 + settings["human_sd"] ** 2)
+        annotator = float(judgements["offsets"].var(ddof=1))
+        judgement = da.judgement_sd ** 2 + 1 / 12                  # + the rounding to whole points
+        variance = pd.Series({"output": output, "annotator": annotator, "judgement": judgement,
+                              "clipped share": judgements["clipped"]}, name="variance")
+    return SimulationTruth(pd.Series(q, index=index, name="quality"), difficulty, limit, pa, variance)
+
+
 def simulate_task(quality, n_segments: int, metrics: dict, *, segment_sd: float = 1.0, human_sd: float = 1.0,
                   human: str = "continuous", mqm_weight: float = 5.0, mqm_cap: float = 25.0,
-                  rng=None) -> SimulatedTask:
+                  da: DAModel = DAModel(), rng=None) -> SimulatedTask:
     """Draw the segment scores of a WMT-like task whose truth is known.
 
     Parameters
@@ -148,27 +310,32 @@ def simulate_task(quality, n_segments: int, metrics: dict, *, segment_sd: float 
     metrics : dict of name -> MetricModel
         The simulated metrics.
     segment_sd, human_sd : float
-        Standard deviations of the segment difficulty and of the human annotator noise.
-    human : {"continuous", "mqm"}
-        How human scores are reported: the latent score, or an MQM-like penalty
-        ``-min(mqm_cap, round(mqm_weight * max(0, -latent)))`` (many ties at 0, a cap).
+        Standard deviations of the segment difficulty and of the outputs' own deviation ``e``.
+    human : {"continuous", "mqm", "da"}
+        How human scores are reported: the latent score; an MQM-like penalty
+        ``-min(mqm_cap, round(mqm_weight * max(0, -latent)))`` (many ties at 0, a cap); or the
+        mean of DA-like judgements on 0-100 (:class:`DAModel`: annotator offsets, repeats).
     mqm_weight, mqm_cap : float
         Of the MQM-like penalty.
+    da : DAModel
+        Of the DA-like judgements (``human="da"``).
     rng : None, int or numpy.random.Generator
         The random state.
 
     Returns
     -------
     SimulatedTask
-        ``human`` and ``metrics`` frames (systems x segments) and the ``truth``.
+        ``human`` and ``metrics`` frames (systems x segments), the DA ``judgements`` (long, one
+        row per judgement) and the ``truth``.
 
     Notes
     -----
     With latent human scores ``x_sl = q_s + d_l + e_sl`` and metric noise
     ``n_skl = noise_sd_k * (rho_k * e_sl / human_sd + sqrt(1 - rho_k**2) * z_skl)``, ``z`` standard
     normal, each metric's noise has standard deviation ``noise_sd_k`` and correlation ``rho_k``
-    with the human noise of its cell.  The draws use the Generator in a fixed order (difficulties,
-    human noise, then each metric in the order given), so a seed gives the same task.
+    with the outputs' deviation ``e`` of its cell.  The draws use the Generator in a fixed order
+    (difficulties, ``e``, DA judgements, then each metric in the order given), so a seed gives
+    the same task; :func:`simulate_replications` draws many tasks at once the same way.
 
     References
     ----------
@@ -182,36 +349,374 @@ def simulate_task(quality, n_segments: int, metrics: dict, *, segment_sd: float 
     >>> task.human.shape, float(task.truth.pairwise_accuracy["good"])
     ((3, 200), 1.0)
     """
-    q, systems, n_segments, segment_sd, human_sd, human, mqm_weight, mqm_cap, rng = _simulate_task_iv(
-        quality, n_segments, metrics, segment_sd, human_sd, human, mqm_weight, mqm_cap, rng)
+    q, systems, n_segments, settings, rng = _simulate_iv(quality, n_segments, metrics, segment_sd, human_sd, human,
+                                                         mqm_weight, mqm_cap, da, rng)
     seed = engine.describe_seed(rng)          # before any draw: what reproduces the task
-    n_systems = q.size
-    difficulty = rng.normal(0.0, segment_sd, size=n_segments)
-    truth = q[:, None] + difficulty[None, :]
-    standard_noise = rng.standard_normal((n_systems, n_segments))
-    latent = truth + human_sd * standard_noise
-    if human == "mqm":
-        reported = -np.minimum(mqm_cap, np.round(mqm_weight * np.maximum(0.0, -latent)))
-    else:
-        reported = latent
+    difficulty, reported, scores, judgements = _draw(rng, q, n_segments, 1, metrics, **settings)
     segments = pd.RangeIndex(n_segments, name="segment")
     index = pd.Index(systems, name="system")
-    frames, limit = {}, {}
-    for name, model in metrics.items():
-        bias = np.zeros(n_systems) if model.bias is None else np.asarray(model.bias, dtype=float)
-        rho = model.error_correlation
-        own = rng.standard_normal((n_systems, n_segments))
-        noise = model.noise_sd * (rho * standard_noise + np.sqrt(1.0 - rho * rho) * own)
-        frames[name] = pd.DataFrame(model.slope * truth + bias[:, None] + noise, index=index, columns=segments)
-        limit[name] = model.slope * q + bias
-    limit_scores = pd.DataFrame(limit, index=index)
-    pa = pd.Series({name: _limit_pairwise_accuracy(q, limit_scores[name].to_numpy()) for name in metrics},
-                   name="pairwise accuracy")
+    long = None
+    if judgements is not None:
+        system, segment, repeat = np.indices(judgements["score"].shape[1:]).reshape(3, -1)
+        long = pd.DataFrame({"system": index[system], "segment": segment, "repeat": repeat,
+                             "annotator": judgements["annotator"][0].ravel(),
+                             "score": judgements["score"][0].ravel()})
     return SimulatedTask(
-        human=pd.DataFrame(reported, index=index, columns=segments),
-        metrics=frames,
-        truth=SimulationTruth(pd.Series(q, index=index, name="quality"),
-                              pd.Series(difficulty, index=segments, name="difficulty"), limit_scores, pa),
-        settings=dict(n_segments=n_segments, segment_sd=segment_sd, human_sd=human_sd, human=human,
-                      mqm_weight=mqm_weight, mqm_cap=mqm_cap, metrics=dict(metrics), seed=seed),
+        human=pd.DataFrame(reported[0], index=index, columns=segments),
+        metrics={name: pd.DataFrame(m[0], index=index, columns=segments) for name, m in scores.items()},
+        truth=_truth(q, index, pd.Series(difficulty[0], index=segments, name="difficulty"), segments, metrics,
+                     settings, judgements),
+        settings=dict(n_segments=n_segments, **settings, metrics=dict(metrics), seed=seed),
+        judgements=long,
     )
+
+
+def simulate_replications(quality, n_segments: int, metrics: dict, n_replications: int, *,
+                          segment_sd: float = 1.0, human_sd: float = 1.0, human: str = "continuous",
+                          mqm_weight: float = 5.0, mqm_cap: float = 25.0, da: DAModel = DAModel(),
+                          rng=None) -> SimulatedReplications:
+    """Draw ``n_replications`` independent tasks of :func:`simulate_task`'s model at once.
+
+    Parameters
+    ----------
+    quality : array_like or Series, shape (S,)
+        The true quality of each system, as in :func:`simulate_task`.
+    n_segments : int
+        Segments per task.
+    metrics : dict of name -> MetricModel
+        The simulated metrics.
+    n_replications : int
+        Independent tasks to draw.
+    segment_sd, human_sd : float
+        As in :func:`simulate_task`.
+    human : {"continuous", "mqm", "da"}
+        As in :func:`simulate_task` (``"da"``: the mean of each cell's judgements).
+    mqm_weight, mqm_cap : float
+        Of the MQM-like penalty.
+    da : DAModel
+        Of the DA-like judgements.
+    rng : None, int or numpy.random.Generator
+        The random state.
+
+    Returns
+    -------
+    SimulatedReplications
+        Arrays replications x systems x segments, and the truth (difficulties per replication).
+
+    Notes
+    -----
+    The systems, their qualities and the metrics' biases are the same in every replication;
+    the segments, their difficulties and every noise are drawn afresh, with the draws of
+    :func:`simulate_task` made for all replications at once (one array each).
+
+    References
+    ----------
+    Morris, T. P., White, I. R. and Crowther, M. J. (2019). Using simulation studies to evaluate
+    statistical methods. Statistics in Medicine 38(11). (Replications, Monte-Carlo standard
+    errors, size, power and coverage.)
+
+    Examples
+    --------
+    >>> sim = simulate_replications([0.0, 0.0], 50, {"m": MetricModel()}, 1000, rng=2)
+    >>> sim.human.shape, sim.metrics["m"].shape
+    ((1000, 2, 50), (1000, 2, 50))
+    """
+    q, systems, n_segments, settings, rng = _simulate_iv(quality, n_segments, metrics, segment_sd, human_sd, human,
+                                                         mqm_weight, mqm_cap, da, rng)
+    n_replications = positive_int_iv(n_replications, "n_replications")
+    seed = engine.describe_seed(rng)
+    difficulty, reported, scores, judgements = _draw(rng, q, n_segments, n_replications, metrics, **settings)
+    index = pd.Index(systems, name="system")
+    return SimulatedReplications(
+        human=reported, metrics=scores, systems=index,
+        truth=_truth(q, index, difficulty, None, metrics, settings, judgements),
+        settings=dict(n_segments=n_segments, n_replications=n_replications, **settings, metrics=dict(metrics),
+                      seed=seed),
+    )
+
+
+# --- the lab: one test, many replications, each with its own draws --------------------------------
+
+def _seed_from(rng) -> int:
+    """One 63-bit key for the counter-based streams of every replication."""
+    return int(rng_iv(rng).integers(0, 2 ** 63, dtype=np.int64))
+
+
+def pair_test_pvalues(differences, *, n_resamples: int = 1000, rng=None) -> pd.DataFrame:
+    """The paired permutation p-values of one system pair in every replication, by convention.
+
+    Parameters
+    ----------
+    differences : array_like, shape (R, L)
+        Per-segment score differences ``a - b`` of the pair, one row per replication.
+    n_resamples : int
+        Sign patterns per replication (each replication draws its own).
+    rng : None, int or Generator
+        The random state.
+
+    Returns
+    -------
+    DataFrame, one row per replication
+        ``ge``: ``#{T* >= T} / K``, spalib's and mt-metrics-eval's convention; ``plus_one``:
+        ``(#{T* >= T} + 1) / (K + 1)`` (exact level); ``mid``: ties counted half; ``normal``:
+        the normal limit ``1 - Phi(T / sqrt(sum d^2))``; ``two_sided``: ``#{|T*| >= |T|} / K``.
+
+    Notes
+    -----
+    ``ge`` equals :func:`spalib.pairwise_pvalues` given the replication's sign patterns
+    (:func:`spalib._core.simulation_kernels.pair_signs`): the same count with the same
+    tolerance.  Identical for any number of threads.
+
+    References
+    ----------
+    Morris, T. P., White, I. R. and Crowther, M. J. (2019). Using simulation studies to evaluate
+    statistical methods. Statistics in Medicine 38(11).
+    Phipson, B. and Smyth, G. K. (2010). Permutation p-values should never be zero. Statistical
+    Applications in Genetics and Molecular Biology 9(1). (The ``plus_one`` convention.)
+
+    Examples
+    --------
+    >>> sim = simulate_replications([0.0, 0.0], 40, {"m": MetricModel()}, 500, rng=0)
+    >>> p = pair_test_pvalues(sim.human[:, 0] - sim.human[:, 1], n_resamples=200, rng=1)
+    >>> list(p.columns)
+    ['ge', 'plus_one', 'mid', 'normal', 'two_sided']
+    """
+    d = real_array_iv(differences, "differences", ndim=2)
+    n_resamples = positive_int_iv(n_resamples, "n_resamples")
+    seed = _seed_from(rng)
+    ge, eq, two = simulation_kernels.pair_test_counts(np.ascontiguousarray(d), n_resamples, seed)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        normal = 0.5 * special.erfc(d.sum(axis=1) / np.sqrt(2.0 * (d * d).sum(axis=1)))
+    return pd.DataFrame({"ge": ge / n_resamples, "plus_one": (ge + 1) / (n_resamples + 1),
+                         "mid": (ge - 0.5 * eq) / n_resamples, "normal": np.where(np.isnan(normal), 1.0, normal),
+                         "two_sided": two / n_resamples})
+
+
+def metric_test_pvalues(replications: SimulatedReplications, first: str, second: str, *, statistic: str = "pa",
+                        permutation: str = "both", alternative: str = "greater", n_resamples: int = 1000,
+                        early_stopping=None, rng=None) -> pd.DataFrame:
+    """The test of two metrics that :func:`spalib.compare_metrics` runs, in every replication.
+
+    Parameters
+    ----------
+    replications : SimulatedReplications
+    first, second : str
+        The two metrics' names.
+    statistic : {"pa", "spa"}
+        Pairwise accuracy, or SPA with normal-limit p-values (``spa_method="normal"``).
+    permutation : {"both", "inputs", "systems"}
+        PERM-BOTH, PERM-INPUTS or PERM-SYSTEMS.
+    alternative : {"greater", "two-sided"}
+        As in :func:`spalib.compare_metrics`: ``"greater"`` tests the observed better metric
+        against the other (its direction chosen after seeing the data).
+    n_resamples : int
+        Draws per replication.
+    early_stopping : EarlyStopping, optional
+        mt-metrics-eval's early stopping.
+    rng : None, int or Generator
+
+    Returns
+    -------
+    DataFrame, one row per replication
+        ``delta`` (``first`` minus ``second``), ``pvalue`` and ``draws`` used.
+
+    Notes
+    -----
+    Each replication runs the test as :func:`spalib.compare_metrics` does (z-scored metrics,
+    the library's statistic and swap kernels, ``p = extreme / draws``), with its own swap
+    stream; when the two scores tie, ``first`` is taken as the better.
+
+    References
+    ----------
+    Morris, T. P., White, I. R. and Crowther, M. J. (2019). Using simulation studies to evaluate
+    statistical methods. Statistics in Medicine 38(11).
+    Deutsch, D., Dror, R. and Roth, D. (2021). A statistical analysis of summarization evaluation
+    metrics using resampling methods. TACL. (PERM-BOTH, PERM-INPUTS, PERM-SYSTEMS.)
+
+    Examples
+    --------
+    >>> sim = simulate_replications([0, 0.2, 0.4], 30, {"a": MetricModel(), "b": MetricModel()}, 100, rng=0)
+    >>> metric_test_pvalues(sim, "a", "b", n_resamples=50, rng=1).shape
+    (100, 3)
+    """
+    if not isinstance(replications, SimulatedReplications):
+        raise TypeError(f"`replications` must be a SimulatedReplications; got {type(replications).__name__}")
+    for name, value in (("first", first), ("second", second)):
+        if value not in replications.metrics:
+            raise ValueError(f"`{name}` must name a simulated metric ({sorted(replications.metrics)}); got {value!r}")
+    statistic = choice_iv(statistic, "statistic", simulation_kernels.STATISTICS)
+    permutation = choice_iv(permutation, "permutation", simulation_kernels.SCHEMES)
+    alternative = choice_iv(alternative, "alternative", ALTERNATIVES)
+    n_resamples = positive_int_iv(n_resamples, "n_resamples")
+    if early_stopping is not None and not isinstance(early_stopping, EarlyStopping):
+        raise TypeError(f"`early_stopping` must be None or an EarlyStopping; got {early_stopping!r}")
+    seed = _seed_from(rng)
+    stop = early_stopping or EarlyStopping(n_resamples, 0.0, 1.0)
+    z_first, z_second = (np.stack([meta.zscored(m) for m in replications.metrics[name]]) for name in (first, second))
+    delta, extreme, used = simulation_kernels.metric_test_counts(
+        replications.human, z_first, z_second,
+        simulation_kernels.STATISTICS.index(statistic), simulation_kernels.SCHEMES.index(permutation), n_resamples,
+        stop.block_size if early_stopping else n_resamples, stop.early_min if early_stopping else -1.0,
+        stop.early_max if early_stopping else 2.0, alternative == "two-sided", seed)
+    return pd.DataFrame({"delta": delta, "pvalue": extreme / used, "draws": used})
+
+
+def correlation_test_pvalues(human, first, second, *, n_resamples: int = 1000, rng=None) -> pd.DataFrame:
+    """A paired permutation test of ``r(human, first) = r(human, second)`` in every replication.
+
+    Parameters
+    ----------
+    human, first, second : array_like, shape (R, n)
+        One row per replication: the human scores and the two metrics' of ``n`` items.
+    n_resamples : int
+        Draws per replication; each swaps the two metrics' scores of every item with
+        probability 1/2.
+    rng : None, int or Generator
+
+    Returns
+    -------
+    DataFrame, one row per replication
+        ``delta`` = ``r(h, first) - r(h, second)`` (Pearson) and the two-sided ``pvalue``
+        ``#{|Δ*| >= |Δ|} / K``.
+
+    Notes
+    -----
+    Swapping the two metrics' scores of an item leaves the pair's joint distribution unchanged
+    when the two metrics are exchangeable, the null hypothesis this test assumes; unlike the
+    Williams test it assumes nothing about the scores' distribution.  A draw counts as extreme
+    within a relative ``1e-12`` of ``|Δ|`` (the swap of every item gives ``-Δ`` exactly in
+    exact arithmetic).
+
+    References
+    ----------
+    Morris, T. P., White, I. R. and Crowther, M. J. (2019). Using simulation studies to evaluate
+    statistical methods. Statistics in Medicine 38(11).
+    Graham, Y. and Baldwin, T. (2014). Testing for significance of increased correlation with
+    human judgment. EMNLP. (The Williams test this one stands beside.)
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> h = rng.normal(size=(50, 20))
+    >>> out = correlation_test_pvalues(h, h + rng.normal(size=h.shape), h + rng.normal(size=h.shape), rng=1)
+    >>> out.shape
+    (50, 2)
+    """
+    h = real_array_iv(human, "human", ndim=2)
+    x = real_array_iv(first, "first", ndim=2)
+    y = real_array_iv(second, "second", ndim=2)
+    if not h.shape == x.shape == y.shape:
+        raise ValueError(f"`human`, `first` and `second` must have one shape; got {h.shape}, {x.shape}, {y.shape}")
+    if h.shape[1] < 3:
+        raise ValueError(f"the correlations need at least 3 items; got {h.shape[1]}")
+    n_resamples = positive_int_iv(n_resamples, "n_resamples")
+    seed = _seed_from(rng)
+    delta, two = simulation_kernels.correlation_difference_counts(
+        np.ascontiguousarray(h), np.ascontiguousarray(x), np.ascontiguousarray(y), n_resamples, seed)
+    return pd.DataFrame({"delta": delta, "pvalue": two / n_resamples})
+
+
+def rejection_rates(pvalues, alphas=(0.01, 0.05, 0.10)) -> pd.DataFrame:
+    """How often each test rejects at each level, with its Monte-Carlo standard error.
+
+    Parameters
+    ----------
+    pvalues : DataFrame or Series
+        One column per test (a Series is one test), one row per replication; NaN is refused.
+    alphas : sequence of float
+        Levels; a test rejects when ``p <= alpha``.
+
+    Returns
+    -------
+    DataFrame
+        Index = test, columns ``(alpha, "rate")`` and ``(alpha, "se")`` with
+        ``se = sqrt(rate (1 - rate) / R)``.
+
+    Notes
+    -----
+    The standard error is the binomial one of ``R`` independent replications; a test with its
+    own random draws per replication (as the lab's loops draw them) meets that assumption.
+
+    References
+    ----------
+    Morris, T. P., White, I. R. and Crowther, M. J. (2019). Using simulation studies to evaluate
+    statistical methods. Statistics in Medicine 38(11).
+
+    Examples
+    --------
+    >>> rates = rejection_rates(pd.Series([0.01, 0.2, 0.04, 0.7], name="t"), alphas=[0.05])
+    >>> float(rates.loc["t", (0.05, "rate")]), float(rates.loc["t", (0.05, "se")])
+    (0.5, 0.25)
+    """
+    frame = pvalues.to_frame() if isinstance(pvalues, pd.Series) else pvalues
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"`pvalues` must be a DataFrame or Series; got {type(pvalues).__name__}")
+    values = real_array_iv(frame.to_numpy(dtype=float), "pvalues", ndim=2)
+    levels = [probability_iv(a, "alphas") for a in np.atleast_1d(alphas)]
+    out = {}
+    for alpha in levels:
+        rate = (values <= alpha).mean(axis=0)
+        out[(alpha, "rate")] = rate
+        out[(alpha, "se")] = np.sqrt(rate * (1 - rate) / values.shape[0])
+    result = pd.DataFrame(out, index=frame.columns)
+    result.columns.names = ["alpha", None]
+    return result
+
+
+PROMISE_VERDICTS = ("kept", "above", "below")
+
+
+def promise_ledger(rows) -> pd.DataFrame:
+    """What each test promised beside what the simulation measured, with a verdict by rule.
+
+    Parameters
+    ----------
+    rows : DataFrame
+        Index = what was checked; columns ``promised`` (e.g. the level α, or a coverage of
+        0.95, strictly between 0 and 1), ``measured`` (the simulated rate) and
+        ``replications`` (how many independent replications it comes from).
+
+    Returns
+    -------
+    DataFrame
+        ``rows`` with ``se`` (the Monte-Carlo standard error of a rate that keeps its promise,
+        ``sqrt(promised (1 - promised) / replications)``), ``z = (measured - promised) / se``
+        and ``verdict``: ``"kept"`` when ``|z| <= 3``, else ``"above"`` or ``"below"`` (a size
+        above its level rejects too often; a coverage below its level covers too rarely).
+
+    Notes
+    -----
+    The rule is a two-sided z-test of "this rate equals its promise": the standard error is
+    the one the promise implies, so a measured rate of 0 or 1 is judged too.  Three standard
+    errors leave a rate that keeps its promise outside "kept" in about 0.3% of checks.
+
+    References
+    ----------
+    Morris, T. P., White, I. R. and Crowther, M. J. (2019). Using simulation studies to evaluate
+    statistical methods. Statistics in Medicine 38(11).
+
+    Examples
+    --------
+    >>> rows = pd.DataFrame({"promised": [0.05, 0.05], "measured": [0.052, 0.11],
+    ...                      "replications": [2000, 2000]}, index=["a", "b"])
+    >>> promise_ledger(rows)["verdict"].tolist()
+    ['kept', 'above']
+    """
+    if not isinstance(rows, pd.DataFrame):
+        raise TypeError(f"`rows` must be a DataFrame; got {type(rows).__name__}")
+    missing = [c for c in ("promised", "measured", "replications") if c not in rows.columns]
+    if missing:
+        raise ValueError(f"`rows` lacks the column(s) {missing}")
+    promised = np.array([real_iv(v, f"rows['promised'][{k!r}]", low=0.0, high=1.0, low_open=True, high_open=True)
+                         for k, v in rows["promised"].items()])
+    measured = np.array([real_iv(v, f"rows['measured'][{k!r}]", low=0.0, high=1.0)
+                         for k, v in rows["measured"].items()])
+    replications = np.array([positive_int_iv(v, f"rows['replications'][{k!r}]")
+                             for k, v in rows["replications"].items()])
+    se = np.sqrt(promised * (1 - promised) / replications)
+    z = (measured - promised) / se
+    out = rows.copy()
+    out["se"] = se
+    out["z"] = z
+    out["verdict"] = np.where(np.abs(z) <= 3, "kept", np.where(z > 0, "above", "below"))
+    return out

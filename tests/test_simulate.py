@@ -6,6 +6,8 @@ import pytest
 from scipy import stats
 
 import spalib
+from spalib import metametrics
+from spalib._core import simulation_kernels
 from spalib.simulate import MetricModel, simulate_task
 
 
@@ -73,7 +75,7 @@ def test_a_seed_gives_the_same_task_and_the_settings_record_it():
     (dict(metrics={}), "non-empty dict"),
     (dict(metrics={"m": 3}), "must be a MetricModel"),
     (dict(metrics={"m": MetricModel(bias=(1.0,))}), "bias has 1 values for 3 systems"),
-    (dict(human="da"), "`human` must be one of"),
+    (dict(human="dam"), "`human` must be one of"),
     (dict(human_sd=-1), "`human_sd` must be"),
     (dict(rng="x"), "`rng` must be None"),
 ])
@@ -90,3 +92,158 @@ def test_bad_arguments_are_refused_by_name(kwargs, message):
 def test_metric_models_check_their_fields(kwargs, message):
     with pytest.raises((ValueError, TypeError), match=message):
         MetricModel(**kwargs)
+
+
+# --- the lab: DA-like judgements, replications, and the jitted test loops -------------------------
+
+def test_da_judgements_recover_their_variance_components():
+    """Different-annotator pairs estimate the noise a new collection sees; same-annotator repeats
+    miss the annotator offsets."""
+    quality = np.linspace(0, 1, 6)
+    different = simulate_task(quality, 3000, {"m": MetricModel()}, human="da",
+                              da=spalib.DAModel(repeats=2), rng=1)
+    j, v = different.judgements, different.truth.variance
+    assert v["clipped share"] < 0.02
+    est = spalib.perfect_annotator(j["score"], j[["system", "segment"]], annotators=j["annotator"])
+    assert est.within_variance == pytest.approx(v["annotator"] + v["judgement"], rel=0.05)
+    assert est.perfect_variance == pytest.approx(v["output"], rel=0.06)           # clipping: ~1%
+    assert est.ratio == pytest.approx((v["output"] + v["annotator"] + v["judgement"]) / v["output"], rel=0.03)
+    same = simulate_task(quality, 3000, {"m": MetricModel()}, human="da",
+                         da=spalib.DAModel(repeats=2, same_annotator=True), rng=2).judgements
+    assert (same.groupby(["system", "segment"])["annotator"].nunique() == 1).all()
+    pooled = spalib.perfect_annotator(same["score"], same[["system", "segment"]])
+    assert pooled.within_variance == pytest.approx(v["judgement"], rel=0.05)
+    assert different.human.shape == (6, 3000)
+    np.testing.assert_allclose(different.human.to_numpy().ravel(),
+                               j.groupby(["system", "segment"], sort=False)["score"].mean().to_numpy())
+
+
+def test_replications_are_tasks_of_the_same_model():
+    sim = spalib.simulate_replications([0.0, 0.5, 1.0], 50, {"m": MetricModel(noise_sd=0.3)}, 400, rng=3)
+    assert sim.human.shape == sim.metrics["m"].shape == (400, 3, 50)
+    assert sim.truth.difficulty.shape == (400, 50)
+    task = sim.task(7)
+    np.testing.assert_array_equal(task.human.to_numpy(), sim.human[7])
+    means = sim.human.mean(axis=2).mean(axis=0)
+    np.testing.assert_allclose(means - means.mean(), [-0.5, 0.0, 0.5], atol=0.03)
+    with pytest.raises(ValueError, match="`replication` must be an integer in"):
+        sim.task(400)
+
+
+def test_pair_test_pvalues_equal_the_library_s_from_the_same_signs():
+    sim = spalib.simulate_replications([0.0, 0.1], 37, {"m": MetricModel()}, 6, rng=4)
+    d = sim.human[:, 0] - sim.human[:, 1]
+    p = spalib.pair_test_pvalues(d, n_resamples=300, rng=5)
+    seed = int(np.random.default_rng(5).integers(0, 2 ** 63, dtype=np.int64))
+    for r in range(6):
+        signs = spalib.SignMatrix(37, packed=simulation_kernels.pair_signs(seed, r, 300, 37))
+        assert p["ge"][r] == spalib.pairwise_pvalues(sim.human[r], signs=signs)[0, 1]
+        assert p["mid"][r] == spalib.pairwise_pvalues(sim.human[r], signs=signs, ties="mid")[0, 1]
+        assert p["normal"][r] == pytest.approx(spalib.pairwise_pvalues(sim.human[r], method="normal")[0, 1])
+    assert (p["plus_one"] == (p["ge"] * 300 + 1) / 301).all()
+
+
+def test_pair_test_counts_ties_half_in_mid_p():
+    d = np.array([[1.0, -1.0, 1.0, -1.0]])                 # observed 0: many draws equal it
+    p = spalib.pair_test_pvalues(d, n_resamples=4000, rng=6)
+    assert p["ge"][0] > p["mid"][0] > 0 and p["two_sided"][0] == 1.0
+    assert p["ge"][0] - p["mid"][0] == pytest.approx(6 / 16 / 2, abs=0.02)   # P(T* = 0) = 6/16
+
+
+@pytest.mark.parametrize("statistic", ["pa", "spa"])
+@pytest.mark.parametrize("permutation", ["both", "inputs", "systems"])
+def test_metric_test_pvalues_are_compare_metrics_tests_with_the_same_swaps(statistic, permutation):
+    """Each replication's null draws equal the library's PERM draws for the same swap masks."""
+    models = {"a": MetricModel(noise_sd=0.8), "b": MetricModel(noise_sd=1.0)}
+    sim = spalib.simulate_replications(np.linspace(0, 0.5, 5), 20, models, 3, rng=7)
+    out = spalib.metric_test_pvalues(sim, "a", "b", statistic=statistic, permutation=permutation,
+                                     alternative="two-sided", n_resamples=64, rng=8)
+    seed = int(np.random.default_rng(8).integers(0, 2 ** 63, dtype=np.int64))
+    for r in range(3):
+        task = sim.task(r)
+        plan = metametrics._compare_metrics_iv(task.human, task.metrics, statistic, 64, 1, "bits", 100, "normal",
+                                               "ge", permutation, None, 0.05, False, "two-sided")
+        stat = metametrics._STATISTICS["pa" if statistic == "pa" else "normal"](plan)
+        assert out["delta"][r] == pytest.approx(stat.scores["a"] - stat.scores["b"], abs=1e-15)
+        better, worse = ("a", "b") if stat.scores["a"] >= stat.scores["b"] else ("b", "a")
+        masks = simulation_kernels.swap_masks(simulation_kernels._stream(seed, r), 0, 64,
+                                              simulation_kernels.SCHEMES.index(permutation), 5, 3)
+        stat_worse, stat_better = stat._hybrids(plan.metrics[worse], plan.metrics[better], (worse, better))(masks)
+        null = stat_better - stat_worse
+        assert out["pvalue"][r] == np.mean(np.abs(null) >= abs(out["delta"][r]))  # plain floats, as the library
+
+
+def test_the_lab_gives_the_same_numbers_on_one_thread_and_on_many():
+    import numba
+    sim = spalib.simulate_replications(np.linspace(0, 0.5, 5), 30, {"a": MetricModel(), "b": MetricModel()}, 40,
+                                       rng=9)
+    def run():
+        return (spalib.metric_test_pvalues(sim, "a", "b", statistic="spa", n_resamples=50, rng=10),
+                spalib.pair_test_pvalues(sim.human[:, 0] - sim.human[:, 1], n_resamples=50, rng=10),
+                spalib.correlation_test_pvalues(sim.human[:, 0], sim.metrics["a"][:, 0], sim.metrics["b"][:, 0],
+                                                n_resamples=50, rng=10))
+    threads = numba.get_num_threads()
+    numba.set_num_threads(1)
+    one = run()
+    numba.set_num_threads(threads)
+    for x, y in zip(one, run()):
+        pd.testing.assert_frame_equal(x, y)
+
+
+def test_early_stopping_stops_where_mt_metrics_eval_would():
+    sim = spalib.simulate_replications(np.linspace(0, 0.5, 6), 60, {"a": MetricModel(noise_sd=0.2),
+                                                                    "b": MetricModel(noise_sd=3.0)}, 50, rng=11)
+    out = spalib.metric_test_pvalues(sim, "a", "b", statistic="pa", n_resamples=1000,
+                                     early_stopping=spalib.EarlyStopping(100, 0.02, 0.5), rng=12)
+    stopped = out["draws"] < 1000
+    assert stopped.any() and (out["draws"] % 100 == 0).all()
+    p = out["pvalue"][stopped]
+    assert ((p < 0.02) | (p > 0.5)).all()
+
+
+def test_correlation_test_pvalues_are_uniform_under_the_null_and_two_sided():
+    rng = np.random.default_rng(13)
+    h = rng.normal(size=(2000, 15))
+    noise = rng.normal(size=(2, 2000, 15))
+    out = spalib.correlation_test_pvalues(h, h + noise[0], h + noise[1], n_resamples=400, rng=14)
+    assert stats.kstest(out["pvalue"], "uniform").pvalue > 0.001
+    swapped = spalib.correlation_test_pvalues(h[:50], h[:50] + noise[1, :50], h[:50] + noise[0, :50],
+                                              n_resamples=400, rng=14)
+    np.testing.assert_allclose(swapped["delta"], -out["delta"][:50])
+    r = [stats.pearsonr(h[i], h[i] + noise[0, i])[0] - stats.pearsonr(h[i], h[i] + noise[1, i])[0] for i in range(5)]
+    np.testing.assert_allclose(out["delta"][:5], r)
+
+
+def test_rejection_rates_and_the_promise_ledger_follow_their_rules():
+    rates = spalib.rejection_rates(pd.DataFrame({"t": [0.01, 0.2, 0.04, 0.7]}), alphas=[0.05, 0.5])
+    assert rates.loc["t", (0.05, "rate")] == 0.5 and rates.loc["t", (0.5, "rate")] == 0.75
+    assert rates.loc["t", (0.05, "se")] == pytest.approx(0.25)
+    with pytest.raises(ValueError, match="pvalues"):
+        spalib.rejection_rates(pd.Series([0.1, np.nan]))
+    ledger = spalib.promise_ledger(pd.DataFrame({"promised": [0.05, 0.05, 0.95, 0.05],
+                                                 "measured": [0.06, 0.02, 0.90, 0.0],
+                                                 "replications": [2000, 2000, 475, 2000]}, index=list("abcd")))
+    assert ledger["verdict"].tolist() == ["kept", "below", "below", "below"]        # a rate of 0 is judged too
+    assert ledger.loc["c", "se"] == pytest.approx(0.01)
+    with pytest.raises(ValueError, match=r"promised.*must be"):
+        spalib.promise_ledger(pd.DataFrame({"promised": [1.0], "measured": [1.0], "replications": [10]}))
+    with pytest.raises(ValueError, match="replications"):
+        spalib.promise_ledger(pd.DataFrame({"promised": [0.5], "measured": [0.5], "replications": [0]}))
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda sim: spalib.metric_test_pvalues(sim, "a", "zzz"), "`second` must name a simulated metric"),
+    (lambda sim: spalib.metric_test_pvalues(sim, "a", "b", permutation="cells"), "`permutation` must be one of"),
+    (lambda sim: spalib.metric_test_pvalues(sim, "a", "b", statistic="acc_eq"), "`statistic` must be one of"),
+    (lambda sim: spalib.metric_test_pvalues(sim, "a", "b", n_resamples=0), "`n_resamples` must be a positive"),
+    (lambda sim: spalib.metric_test_pvalues(sim.task(0), "a", "b"), "must be a SimulatedReplications"),
+    (lambda sim: spalib.pair_test_pvalues(np.ones(5)), "`differences`"),
+    (lambda sim: spalib.correlation_test_pvalues(np.ones((2, 5)), np.ones((2, 4)), np.ones((2, 5))), "one shape"),
+    (lambda sim: spalib.simulate_replications([0, 1], 5, {"m": MetricModel()}, 0), "`n_replications`"),
+    (lambda sim: spalib.DAModel(repeats=3, n_annotators=2), "need at least 3 annotators"),
+    (lambda sim: spalib.simulate_task([0, 1], 5, {"m": MetricModel()}, da="x"), "`da` must be a DAModel"),
+])
+def test_the_lab_refuses_bad_arguments_by_name(call, message):
+    sim = spalib.simulate_replications([0, 1, 2], 10, {"a": MetricModel(), "b": MetricModel()}, 2, rng=0)
+    with pytest.raises((ValueError, TypeError), match=message):
+        call(sim)

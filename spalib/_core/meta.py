@@ -5,6 +5,17 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from spalib._core.validation import rescaled
+
+
+def zscored(m: np.ndarray) -> np.ndarray:
+    """A metric z-scored over all its cells (after an exact rescaling of huge or tiny scores), as
+    the PERM draws swap it.
+    """
+    m = rescaled(m)
+    sd = m.std()
+    return (m - m.mean()) / sd if sd > 0 else m - m.mean()
+
 
 @njit(cache=True)
 def spa_of_uppers(human_upper, metric_upper):

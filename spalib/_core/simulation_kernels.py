@@ -1,0 +1,205 @@
+"""The simulation lab's replication loops: many simulated test sets, each tested with its own
+random draws, in one jitted loop.  Every replication's draws come from its own counter-based
+stream (SplitMix64 keyed by seed, replication and draw), so results are identical for any
+number of threads.  The statistics are the library's own kernels.  No validation here.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+from spalib._core.meta import _pairwise_agreement, spa_of_uppers
+from spalib._core.rng import GOLDEN, mix64
+from spalib._core.signs import _normal_upper
+
+SCHEMES = ("both", "inputs", "systems")
+STATISTICS = ("pa", "spa")
+
+
+@njit(cache=True)
+def _stream(seed, replication):
+    """The key of one replication's stream."""
+    return mix64(np.uint64(seed) ^ mix64(np.uint64(replication + 1) * GOLDEN))
+
+
+@njit(cache=True)
+def _word(key, counter):
+    return mix64(key + np.uint64(counter + 1) * GOLDEN)
+
+
+@njit(cache=True)
+def _byte(key, index):
+    """Byte ``index`` of the stream: eight bytes per 64-bit word."""
+    return np.uint8((_word(key, index >> 3) >> np.uint64(8 * (index & 7))) & np.uint64(255))
+
+
+@njit(cache=True)
+def pair_signs(seed, replication, n_resamples, n_segments):
+    """The packed sign patterns (draws x groups of 8 segments) of one replication's pair test,
+    in :class:`spalib.SignMatrix`'s layout (bit set = keep the pair as observed).
+    """
+    n_groups = (n_segments + 7) // 8
+    key = _stream(seed, replication)
+    packed = np.empty((n_resamples, n_groups), dtype=np.uint8)
+    for k in range(n_resamples):
+        for g in range(n_groups):
+            packed[k, g] = _byte(key, k * n_groups + g)
+    return packed
+
+
+@njit(cache=True, parallel=True)
+def pair_test_counts(diffs, n_resamples, seed):
+    """For every replication (row of ``diffs``, the per-segment score differences of one system
+    pair), how many of ``n_resamples`` sign-flipped sums are ``>=`` the observed sum, ``==`` it
+    (within the library's tie tolerance) and ``>=`` it in absolute value.
+    """
+    n_replications, n_segments = diffs.shape
+    n_groups = (n_segments + 7) // 8
+    greater_equal = np.zeros(n_replications, dtype=np.int64)
+    equal = np.zeros(n_replications, dtype=np.int64)
+    two_sided = np.zeros(n_replications, dtype=np.int64)
+    for r in prange(n_replications):
+        d = diffs[r]
+        observed = 0.0
+        scale = 0.0
+        for l in range(n_segments):
+            observed += d[l]
+            scale += abs(d[l])
+        tol = 1e-11 * scale                      # spalib's tie tolerance for sums of L terms
+        key = _stream(seed, r)
+        for k in range(n_resamples):
+            total = 0.0
+            for g in range(n_groups):
+                bits = _byte(key, k * n_groups + g)
+                for b in range(min(8, n_segments - 8 * g)):
+                    total += d[8 * g + b] if (bits >> b) & 1 else -d[8 * g + b]
+            if total >= observed - tol:
+                greater_equal[r] += 1
+                if total <= observed + tol:
+                    equal[r] += 1
+            if abs(total) >= abs(observed) - tol:
+                two_sided[r] += 1
+    return greater_equal, equal, two_sided
+
+
+@njit(cache=True)
+def swap_masks(key, first_draw, n_draws, scheme, n_systems, n_groups):
+    """Packed swap bits (draws x systems x groups), the layout of the library's PERM draws:
+    every cell (``scheme`` 0, PERM-BOTH), every segment (1, PERM-INPUTS) or every system (2,
+    PERM-SYSTEMS) swapped between the two metrics with probability 1/2.
+    """
+    masks = np.empty((n_draws, n_systems, n_groups), dtype=np.uint8)
+    for k in range(n_draws):
+        draw = first_draw + k
+        for s in range(n_systems):
+            if scheme == 2:
+                bit = _byte(key, draw * n_systems + s) & np.uint8(1)
+                for g in range(n_groups):
+                    masks[k, s, g] = np.uint8(255) if bit else np.uint8(0)
+            else:
+                for g in range(n_groups):
+                    cell = s * n_groups + g if scheme == 0 else g
+                    width = n_systems * n_groups if scheme == 0 else n_groups
+                    masks[k, s, g] = _byte(key, draw * width + cell)
+    return masks
+
+
+@njit(cache=True)
+def _hybrid_statistic(keep, swap, mask, human_sys, human_upper, statistic, tol, hybrid):
+    """The statistic of the hybrid that has ``swap``'s score where ``mask``'s bit is set and
+    ``keep``'s elsewhere: PA of its system totals (``statistic`` 0) or SPA with normal-limit
+    p-values (1, the hybrid built in the buffer ``hybrid``), each as the library computes it.
+    """
+    n_systems, n_segments = keep.shape
+    if statistic == 0:
+        totals = np.zeros(n_systems)
+        for s in range(n_systems):
+            for l in range(n_segments):
+                totals[s] += swap[s, l] if (mask[s, l >> 3] >> (l & 7)) & 1 else keep[s, l]
+        agree, pairs = _pairwise_agreement(human_sys, totals, tol)
+        return agree / pairs
+    for s in range(n_systems):
+        for l in range(n_segments):
+            hybrid[s, l] = swap[s, l] if (mask[s, l >> 3] >> (l & 7)) & 1 else keep[s, l]
+    return spa_of_uppers(human_upper, _normal_upper(hybrid, False))
+
+
+@njit(cache=True, parallel=True)
+def metric_test_counts(human, first, second, statistic, scheme, n_resamples, block, early_min, early_max,
+                       two_sided, seed):
+    """The permutation test of two metrics in every replication, as :func:`spalib.compare_metrics`
+    runs it on z-scored metrics (``first``, ``second``): the observed better one first, ``Δ* >= Δ`` (or ``|Δ*| >=
+    |Δ|``) counted in plain floating point, early stopping after every block.
+
+    Returns the observed difference ``stat(first) - stat(second)``, the extreme count and the
+    draws used per replication.
+    """
+    n_replications, n_systems, n_segments = human.shape
+    n_groups = (n_segments + 7) // 8
+    keep_all = np.zeros((n_systems, n_groups), dtype=np.uint8)
+    delta = np.empty(n_replications)
+    extreme = np.zeros(n_replications, dtype=np.int64)
+    used = np.zeros(n_replications, dtype=np.int64)
+    for r in prange(n_replications):
+        h = human[r]
+        human_sys = h.sum(axis=1) / n_segments
+        human_upper = _normal_upper(h, False)
+        a = first[r]
+        b = second[r]
+        tol = 1e-11 * max(np.abs(a).sum(axis=1).max(), np.abs(b).sum(axis=1).max())
+        hybrid = np.empty((n_systems, n_segments))
+        stat_a = _hybrid_statistic(a, a, keep_all, human_sys, human_upper, statistic, tol, hybrid)
+        stat_b = _hybrid_statistic(b, b, keep_all, human_sys, human_upper, statistic, tol, hybrid)
+        delta[r] = stat_a - stat_b
+        better, worse = (a, b) if stat_a >= stat_b else (b, a)
+        observed = abs(delta[r])
+        key = _stream(seed, r)
+        while used[r] < n_resamples:
+            size = min(block, n_resamples - used[r])
+            masks = swap_masks(key, used[r], size, scheme, n_systems, n_groups)
+            for k in range(size):
+                null = (_hybrid_statistic(better, worse, masks[k], human_sys, human_upper, statistic, tol, hybrid)
+                        - _hybrid_statistic(worse, better, masks[k], human_sys, human_upper, statistic, tol, hybrid))
+                if (abs(null) if two_sided else null) >= observed:
+                    extreme[r] += 1
+            used[r] += size
+            p = extreme[r] / used[r]
+            if p < early_min or p > early_max:
+                break
+    return delta, extreme, used
+
+
+@njit(cache=True, parallel=True)
+def correlation_difference_counts(human, first, second, n_resamples, seed):
+    """The paired permutation test of ``r(h, m1) - r(h, m2)`` (Pearson) in every replication:
+    each draw swaps the two metrics' scores of every item with probability 1/2; counts draws
+    with ``|Δ*| >= |Δ|``.
+    """
+    n_replications, n = human.shape
+    observed = np.empty(n_replications)
+    two_sided = np.zeros(n_replications, dtype=np.int64)
+    for r in prange(n_replications):
+        h = human[r] - human[r].mean()
+        hh = math.sqrt((h * h).sum())
+        x, y = first[r], second[r]
+        key = _stream(seed, r)
+        observed[r] = _pearson(h, hh, x) - _pearson(h, hh, y)
+        x2, y2 = np.empty(n), np.empty(n)
+        for k in range(n_resamples):
+            for i in range(n):
+                if (_byte(key, k * n + i) & 1) == 1:
+                    x2[i], y2[i] = y[i], x[i]
+                else:
+                    x2[i], y2[i] = x[i], y[i]
+            if abs(_pearson(h, hh, x2) - _pearson(h, hh, y2)) >= abs(observed[r]) * (1 - 1e-12):
+                two_sided[r] += 1
+    return observed, two_sided
+
+
+@njit(cache=True)
+def _pearson(centred, norm, x):
+    xc = x - x.mean()
+    return (centred * xc).sum() / (norm * math.sqrt((xc * xc).sum()))
