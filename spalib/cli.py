@@ -8,6 +8,9 @@ language pairs or statistics, the averaged ranking.
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
+import contextlib
+import multiprocessing
 import os
 import sys
 import time
@@ -74,6 +77,9 @@ def _rank_parser(sub) -> None:
     rank.add_argument("--format", choices=FORMATS, default="text", help="output format (default text)")
     rank.add_argument("--output", type=Path, help="write the table here instead of to standard output")
     rank.add_argument("--quiet", action="store_true", help="no progress bars")
+    rank.add_argument("--jobs", type=_count(1), default=1,
+                      help="run the comparisons (language pair x statistic) in this many processes; the results "
+                           "are the same as with 1 (default 1)")
 
 
 def _inputs_parser(sub) -> None:
@@ -131,10 +137,13 @@ def _rank(args) -> int:
                   file=sys.stderr)
         tasks[lp] = task
     start = time.perf_counter()
-    ranking = rank_metrics(tasks, statistics=args.stat, n_resamples=args.k, rng=args.seed, signs=args.signs,
-                           spa_resamples=args.spa_resamples, interval_resamples=args.bootstrap,
-                           early_stopping=WMT_EARLY_STOPPING if args.wmt_early_stopping else None,
-                           progress=not args.quiet)
+    # spawned workers: a forked child would inherit numba's running thread pool
+    with (concurrent.futures.ProcessPoolExecutor(args.jobs, mp_context=multiprocessing.get_context("spawn"))
+          if args.jobs > 1 else contextlib.nullcontext()) as executor:
+        ranking = rank_metrics(tasks, statistics=args.stat, n_resamples=args.k, rng=args.seed, signs=args.signs,
+                               spa_resamples=args.spa_resamples, interval_resamples=args.bootstrap,
+                               early_stopping=WMT_EARLY_STOPPING if args.wmt_early_stopping else None,
+                               progress=not args.quiet, executor=executor)
     print(f"ranked in {time.perf_counter() - start:.1f} s", file=sys.stderr)
     for warning in ranking.warnings:
         print(f"warning: {warning}", file=sys.stderr)

@@ -9,11 +9,13 @@ whose significance comes from the same PERM-BOTH draws).
 
 from __future__ import annotations
 
+import concurrent.futures
 import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from tqdm import tqdm
 
 from spalib._core import bootstrap, engine, meta, signs as sign_kernels
 from spalib._core.align import align_metrics
@@ -483,7 +485,7 @@ def _added_metric_warnings(task: str, human: pd.DataFrame, metrics: dict, report
 
 
 def _rank_metrics_iv(tasks, statistics, n_resamples, rng, signs, spa_resamples, early_stopping, alpha,
-                     interval_resamples, confidence_level, progress):
+                     interval_resamples, confidence_level, progress, executor):
     """Every argument of :func:`rank_metrics`, checked before the first draw of the first task."""
     if not isinstance(tasks, dict) or not tasks:
         raise ValueError("`tasks` must be a non-empty dict of task name -> SegmentTask (or (human, metrics))")
@@ -516,6 +518,9 @@ def _rank_metrics_iv(tasks, statistics, n_resamples, rng, signs, spa_resamples, 
     interval_resamples = int_iv(interval_resamples, "interval_resamples", low=0)
     confidence_level = probability_iv(confidence_level, "confidence_level")
     flag_iv(progress, "progress")
+    if executor is not None and not callable(getattr(executor, "submit", None)):
+        raise TypeError(f"`executor` must be None or a concurrent.futures.Executor (anything with submit()), e.g. "
+                        f"ProcessPoolExecutor() or a Dask client's get_executor(); got {executor!r}")
     if signs == "mtme":
         seeds = [rng] * (len(prepared) * len(statistics) + 1)  # the toolkit seeds every task alike
     else:
@@ -528,10 +533,23 @@ def _rank_metrics_iv(tasks, statistics, n_resamples, rng, signs, spa_resamples, 
     return prepared, statistics, interval_resamples, confidence_level, seeds, warnings, summaries
 
 
+def _run_comparisons(jobs: dict, executor, progress: bool) -> dict:
+    """Every job's :func:`compare_metrics`, in the jobs' order: here, or on ``executor``."""
+    if executor is None:
+        return {(task, stat): compare_metrics(*args, progress=f"{task} {stat}" if progress else False, **kw)
+                for (task, stat), (args, kw) in jobs.items()}
+    futures = {key: executor.submit(compare_metrics, *args, **kw) for key, (args, kw) in jobs.items()}
+    done = tqdm(concurrent.futures.as_completed(futures.values()), total=len(futures), desc="comparisons",
+                disable=not progress)
+    for _ in done:
+        pass
+    return {key: future.result() for key, future in futures.items()}
+
+
 def rank_metrics(tasks: dict, *, statistics=("spa", "pa"), n_resamples: int = 1000, rng=None, signs="bits",
                  spa_resamples: int = 1000, early_stopping: EarlyStopping | None = None, alpha: float = 0.05,
                  interval_resamples: int = 1000, confidence_level: float = 0.95,
-                 progress: bool = False) -> MetricRanking:
+                 progress: bool = False, executor=None) -> MetricRanking:
     """Rank metrics on one or more tasks: scores, significance clusters, intervals, average.
 
     Parameters
@@ -550,7 +568,12 @@ def rank_metrics(tasks: dict, *, statistics=("spa", "pa"), n_resamples: int = 10
     confidence_level : float
         Of the intervals.
     progress : bool
-        Progress bars (with time estimates) over each task's metric pairs.
+        Progress bars (with time estimates) over each task's metric pairs (with an ``executor``:
+        one bar over the finished comparisons).
+    executor : concurrent.futures.Executor, optional
+        Runs the comparisons, one (task, statistic) each, e.g. a
+        ``ProcessPoolExecutor(mp_context=multiprocessing.get_context("spawn"))`` or a Dask
+        cluster's ``client.get_executor()``; the results are identical to a serial run.
 
     Returns
     -------
@@ -561,7 +584,10 @@ def rank_metrics(tasks: dict, *, statistics=("spa", "pa"), n_resamples: int = 10
     -----
     Each comparison is exactly :func:`spalib.compare_metrics` on that task; intervals are
     :func:`metric_intervals`; with several (task, statistic) pairs the average is
-    :func:`average_comparisons` with equal weights.  Metrics added to a
+    :func:`average_comparisons` with equal weights.  Each comparison draws from its own stream
+    (spawned from ``rng`` in task order), so where it runs does not change it; the intervals
+    draw from one stream in task order, in the calling process, after the comparisons.  Metrics
+    added to a
     :class:`~spalib.data.SegmentTask` (``extra_metrics``) are checked before any draw: one that
     looks reversed or scored against the wrong reference gets a line in ``warnings``.
 
@@ -582,22 +608,25 @@ def rank_metrics(tasks: dict, *, statistics=("spa", "pa"), n_resamples: int = 10
     """
     prepared, statistics, interval_resamples, confidence_level, seeds, warnings, summaries = _rank_metrics_iv(
         tasks, statistics, n_resamples, rng, signs, spa_resamples, early_stopping, alpha, interval_resamples,
-        confidence_level, progress)
+        confidence_level, progress, executor)
     seeds = iter(seeds)
-    comparisons, intervals = {}, {}
     interval_rng = next(seeds)
     interval_seed = engine.describe_seed(interval_rng)   # before its first draw
+    jobs = {}
     for task, (human, metrics) in prepared.items():
         for stat in statistics:
             kw = {} if stat == "acc_eq" else dict(signs=signs, spa_resamples=spa_resamples,
                                                  early_stopping=early_stopping)
-            comparison = compare_metrics(human, metrics, statistic=stat, n_resamples=n_resamples, rng=next(seeds),
-                                         alpha=alpha, progress=f"{task} {stat}" if progress else False, **kw)
-            comparisons[(task, stat)] = comparison
-            if interval_resamples:
-                intervals[(task, stat)] = metric_intervals(
-                    human, metrics, statistic=stat, confidence_level=confidence_level, n_resamples=interval_resamples,
-                    rng=interval_rng, epsilons=comparison.settings.get("epsilons"))
+            jobs[(task, stat)] = (human, metrics), dict(statistic=stat, n_resamples=n_resamples, rng=next(seeds),
+                                                        alpha=alpha, **kw)
+    comparisons = _run_comparisons(jobs, executor, progress)
+    intervals = {}
+    if interval_resamples:
+        for (task, stat), comparison in comparisons.items():
+            human, metrics = prepared[task]
+            intervals[(task, stat)] = metric_intervals(
+                human, metrics, statistic=stat, confidence_level=confidence_level, n_resamples=interval_resamples,
+                rng=interval_rng, epsilons=comparison.settings.get("epsilons"))
     average = None
     if len(comparisons) > 1:
         average = average_comparisons({f"{t} {s}": c for (t, s), c in comparisons.items()}, alpha=alpha)
