@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import io
 import numbers
 import os
 from collections.abc import Mapping
@@ -290,6 +292,34 @@ def _score_cells(values, where) -> np.ndarray:
     return values
 
 
+# pandas 3 parses floats exactly by default (and deprecates the option); pandas 2 needs round_trip
+_EXACT_FLOATS = {} if int(pd.__version__.split(".")[0]) >= 3 else {"float_precision": "round_trip"}
+
+
+def _tab_fields(text: str):
+    """System names and scores of a file whose every line is ``NAME<TAB>SCORE``, with no other
+    whitespace and no score but numbers and ``None``, read by pandas' C tokenizer (floats parsed
+    exactly as Python parses them; tested); None for any other file: the line-by-line reader
+    then reads it, or names what is wrong.
+    """
+    if " " in text or "\r" in text:
+        return None
+    try:
+        frame = pd.read_csv(io.StringIO(text), sep="\t", header=None, names=["system", "score"],
+                            dtype={"system": object, "score": np.float64}, keep_default_na=False,
+                            na_values={"score": ["None"]}, quoting=csv.QUOTE_NONE, **_EXACT_FLOATS,
+                            skip_blank_lines=False, engine="c")
+    except (pd.errors.ParserError, ValueError):
+        return None
+    names, scores = frame["system"].to_numpy(dtype=object), frame["score"].to_numpy(dtype=np.float64)
+    n_lines = text.removesuffix("\n").count("\n") + 1
+    n_none = text.count("\tNone\n") + text.endswith("\tNone")
+    if (len(frame) != n_lines or int(np.isnan(scores).sum()) != n_none or np.isinf(scores).any()
+            or pd.isna(names).any() or (names == "").any()):
+        return None
+    return names, scores
+
+
 def read_seg_score_file(path: Path | str, n_segments: int, *, systems=None) -> pd.DataFrame:
     """Read one ``system<TAB>score`` segment-score file in the mt-metrics-eval layout.
 
@@ -334,26 +364,35 @@ def read_seg_score_file(path: Path | str, n_segments: int, *, systems=None) -> p
         raise ValueError(f"{path}:1: the file starts with a byte-order mark (BOM); save it as UTF-8 without one")
     if not text:
         raise ValueError(f"{path}: the file is empty")
-    # as mt-metrics-eval's reader: whitespace-separated fields, a final newline optional (the line
-    # count per system still catches a cut file)
-    lines = [line.rstrip("\r") for line in text.removesuffix("\n").split("\n")]
-    fields = [line.split() for line in lines]
-    bad = next((k for k, f in enumerate(fields) if len(f) != 2), None)
-    if bad is not None:
-        raise ValueError(f"{path}:{bad + 1}: expected 2 fields (system and score, separated by a tab or spaces), "
-                         f"found {len(fields[bad])}")
-    names_per_line = np.array([f[0] for f in fields], dtype=object)
-    line_numbers = np.arange(1, len(lines) + 1)
-    names, first = np.unique(names_per_line, return_index=True)
+    columns = _tab_fields(text)              # the common case, at C speed
+    if columns is not None:
+        names_per_line, values = columns
+        line_numbers = np.arange(1, len(names_per_line) + 1)
+    else:
+        # as mt-metrics-eval's reader: whitespace-separated fields, a final newline optional (the
+        # line count per system still catches a cut file)
+        lines = [line.rstrip("\r") for line in text.removesuffix("\n").split("\n")]
+        fields = [line.split() for line in lines]
+        bad = next((k for k, f in enumerate(fields) if len(f) != 2), None)
+        if bad is not None:
+            raise ValueError(f"{path}:{bad + 1}: expected 2 fields (system and score, separated by a tab or "
+                             f"spaces), found {len(fields[bad])}")
+        names_per_line, values = np.array([f[0] for f in fields], dtype=object), [f[1] for f in fields]
+        line_numbers = np.arange(1, len(names_per_line) + 1)
+    codes, names = pd.factorize(names_per_line, sort=True)
     if systems is not None:
         known = set(systems)
-        for name, k in zip(names, first):
+        for code, name in enumerate(names):
             if name not in known:
+                k = int(np.argmax(codes == code))
                 raise ValueError(f"{path}:{k + 1}: system {name!r} is not one of {', '.join(sorted(known))}")
-    values = to_float([f[1] for f in fields], path, line_numbers, allow_none=True)
+    if columns is None:
+        values = to_float(values, path, line_numbers, allow_none=True)
+    by_system = np.argsort(codes, kind="stable")          # each system's lines, in file order
+    bounds = np.searchsorted(codes[by_system], np.arange(len(names) + 1))
     rows = []
-    for name in names:
-        where = np.flatnonzero(names_per_line == name)
+    for code, name in enumerate(names):
+        where = by_system[bounds[code]:bounds[code + 1]]
         if len(where) != n_segments:
             raise ValueError(f"{path}:{line_numbers[where[-1]]}: system {name!r} has {len(where)} lines, "
                              f"the test set has {n_segments} segments")
