@@ -32,7 +32,17 @@ data: $(INSTALLED)
 	$(PY) -m spalib.data where
 	$(PY) -m spalib.data prepare
 
-book: $(INSTALLED) data
+MATHJAX := _static/mathjax/tex-mml-chtml.js
+
+# the parts of MathJax 3 the book's pages load (the combined TeX/CHTML file, TeX extensions
+# loaded on demand, fonts, the menu), from the pip package: no CDN needed
+$(MATHJAX): $(INSTALLED)
+	$(PY) -c 'import mathjax, pathlib, shutil; \
+	src = pathlib.Path(mathjax.__file__).parent / "static/mathjax/es5"; dst = pathlib.Path("_static/mathjax"); \
+	[shutil.copytree(src / d, dst / d, dirs_exist_ok=True) for d in ("input/tex/extensions", "output/chtml/fonts", "ui", "a11y")]; \
+	shutil.copy2(src / "tex-mml-chtml.js", dst / "tex-mml-chtml.js")'
+
+book: $(INSTALLED) data $(MATHJAX)
 	@mkdir -p _build
 	@if [ "$$(cat _build/.lib-hash 2>/dev/null)" != "$(LIB_HASH)" ]; then \
 	  echo "spalib or requirements changed: clearing the execution cache"; \
@@ -49,4 +59,4 @@ check-html: $(INSTALLED)
 	$(PY) tests/browser/check_html.py _build/html --screenshots _build/screenshots
 
 clean:
-	rm -rf _build
+	rm -rf _build _static/mathjax

@@ -6,9 +6,9 @@ traceback, error or stderr output appears, and every reproduction ledger's statu
 rule from the numbers shown beside it (match iff |difference| <= tolerance).  A full-page screenshot of each page is written to
 ``--screenshots``.  Exit status 1 if any page fails.
 
-The machine that builds the book may have no internet, so the page's MathJax request to the
-CDN is answered from the copy of MathJax 3 in the ``django-static-mathjax`` wheel, and every
-other outside request is refused (and listed, not failed: the published pages may use them).
+The pages are opened with the network off: every outside request is refused, so maths is typeset
+only if the book serves MathJax itself (``make book`` copies it into ``_static/mathjax``); a page
+that asks for MathJax from outside fails, other refused requests are listed.
 
 Usage: python tests/browser/check_html.py _build/html --screenshots _build/screenshots
 """
@@ -25,7 +25,6 @@ import threading
 from pathlib import Path
 
 SKIP = {"genindex.html", "search.html"}
-MATHJAX_CDN = "https://cdn.jsdelivr.net/npm/mathjax@3/es5/"
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
@@ -36,15 +35,6 @@ def chromium_executable() -> str:
         if candidate and Path(candidate).exists():
             return candidate
     raise SystemExit("no Chromium found: install Debian's `chromium` package (apt-get install chromium)")
-
-
-def local_mathjax() -> Path:
-    import mathjax  # the django-static-mathjax wheel
-
-    root = Path(mathjax.__file__).parent / "static" / "mathjax" / "es5"
-    if not (root / "tex-mml-chtml.js").exists():
-        raise SystemExit(f"MathJax not found under {root}")
-    return root
 
 
 def serve(folder: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
@@ -126,24 +116,19 @@ def check(html: Path, shots: Path) -> int:
         print(f"{html}/index.html is missing: build the book first (make book)")
         return 1
     shots.mkdir(parents=True, exist_ok=True)
-    mathjax = local_mathjax()
     server, base = serve(html)
     failures = 0
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=chromium_executable(), args=CHROMIUM_FLAGS)
             context = browser.new_context(viewport={"width": 1280, "height": 900})
-            refused: set[str] = set()
+            refused: list[str] = []
 
             def route(r):
                 url = r.request.url
                 if url.startswith(base):
                     return r.continue_()
-                if url.startswith(MATHJAX_CDN):
-                    local = mathjax / url[len(MATHJAX_CDN):].split("?")[0]
-                    if local.is_file():
-                        return r.fulfill(path=str(local))
-                refused.add(url.split("?")[0])
+                refused.append(url.split("?")[0])
                 return r.abort()
 
             context.route("**/*", route)
@@ -151,6 +136,7 @@ def check(html: Path, shots: Path) -> int:
                 rel = path.relative_to(html).as_posix()
                 page = context.new_page()
                 local_failures: list[str] = []
+                first_refused = len(refused)
                 page.on("response", lambda resp, lf=local_failures: lf.append(f"{resp.status} {resp.url}")
                         if resp.url.startswith(base) and resp.status >= 400 else None)
                 response = page.goto(base + rel, wait_until="networkidle")
@@ -174,6 +160,9 @@ def check(html: Path, shots: Path) -> int:
                 if local_failures:
                     problems.append(f"failed requests: {local_failures}")
                 problems += ledger_problems(info["ledgers"])
+                outside_maths = [u for u in refused[first_refused:] if "mathjax" in u.lower()]
+                if outside_maths:
+                    problems.append(f"MathJax requested from outside the book: {outside_maths[0]}")
                 page.screenshot(path=str(shots / (rel.replace("/", "__").removesuffix(".html") + ".png")),
                                 full_page=True)
                 page.close()
@@ -187,7 +176,7 @@ def check(html: Path, shots: Path) -> int:
     finally:
         server.shutdown()
     if refused:
-        print(f"(refused {len(refused)} outside request(s), e.g. {sorted(refused)[0]})")
+        print(f"(refused {len(set(refused))} outside request(s), e.g. {sorted(refused)[0]})")
     print(f"{len(pages) - failures} pages passed, {failures} failed; screenshots in {shots}")
     return 1 if failures else 0
 
