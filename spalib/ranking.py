@@ -396,9 +396,15 @@ class MetricRanking:
         stop = (f" with early stopping (blocks of {stopping.block_size} draws; stop once p < "
                 f"{stopping.early_min} or p > {stopping.early_max})" if stopping is not None
                 else ", no early stopping")
-        parts = [f"Significance: PERM-BOTH, {s['n_resamples']} draws per metric pair{stop}; SPA from "
-                 f"{s['spa_resamples']} shared sign patterns ({s['signs']}); acc_eq by the pairs test; "
-                 f"clusters at p <= {s['alpha']}."]
+        stats = s["statistics"]
+        tests = []
+        if {"spa", "pa"} & set(stats):
+            tests.append(f"PERM-BOTH, {s['n_resamples']} draws per metric pair{stop}")
+        if "spa" in stats:
+            tests.append(f"SPA from {s['spa_resamples']} shared sign patterns ({s['signs']})")
+        if "acc_eq" in stats:
+            tests.append(f"acc_eq by the pairs test, {s['n_resamples']} draws")
+        parts = [f"Significance: {'; '.join(tests)}; clusters at p <= {s['alpha']}."]
         if s["interval_resamples"]:
             parts.append(f"Intervals: {100 * s['confidence_level']:g}% percentile bootstrap over segments "
                          f"({s['interval_resamples']} samples; SPA with normal-limit p-values, acc_eq at fixed "
@@ -451,7 +457,7 @@ def task_summary(report: dict) -> str:
     left_metrics = f"left out: {left_metrics}" if left_metrics else "none left out"
     return (f"{report['test_set']} {report['lp']}: standard reference {report['standard_reference']}; "
             f"human score {report['human']}; {report['systems']} systems ranked (left out: {left_systems}); "
-            f"{report['segments_kept']} segments ({report['segments_dropped']} without every score dropped); "
+            f"{report['segments_kept']} segments ({report['segments_dropped']} dropped for a missing score); "
             f"{report['metrics']} metrics compared ({left_metrics}).")
 
 
