@@ -1,6 +1,7 @@
 """Open every page of the built book in headless Chromium and check that a reader sees it right.
 
-For each page: it loads (HTTP 200, no broken local asset), every figure image has decoded
+For each page: it loads (HTTP 200, no broken local asset), every table a cell prints has padded
+cells and, when wider than the page, scrolls inside its own box; every figure image has decoded
 pixels, every math element has been typeset by MathJax without a parse error, no
 traceback, error or stderr output appears, and every reproduction ledger's status follows the
 rule from the numbers shown beside it (match iff |difference| <= tolerance).  A full-page screenshot of each page is written to
@@ -65,6 +66,17 @@ PAGE_PROBE = """() => {
     math_errors: document.querySelectorAll('mjx-merror').length,
     bad_outputs: bad_outputs.map(e => e.textContent.trim().slice(0, 200)),
     traceback: text.includes('Traceback (most recent call last)'),
+    tables: [...document.querySelectorAll('.cell_output table')].map(t => {
+      const cell = t.querySelector('td, th');
+      const pad = cell ? parseFloat(getComputedStyle(cell).paddingLeft) : 1;
+      let box = t.parentElement, scrolls = false;
+      while (box && !box.matches('article, main, body')) {
+        if (['auto', 'scroll'].includes(getComputedStyle(box).overflowX)) { scrolls = true; break; }
+        box = box.parentElement;
+      }
+      const page = t.closest('article, main') || document.body;
+      return {padding: pad, wide: t.getBoundingClientRect().width > page.clientWidth + 1, scrolls};
+    }),
     ledgers: [...document.querySelectorAll('table')].map(t => {
       const headRow = [...t.querySelectorAll('thead tr')].find(
           r => [...r.children].some(h => h.textContent.trim() === 'status'));
@@ -160,6 +172,12 @@ def check(html: Path, shots: Path) -> int:
                 if local_failures:
                     problems.append(f"failed requests: {local_failures}")
                 problems += ledger_problems(info["ledgers"])
+                unpadded = sum(t["padding"] < 2 for t in info["tables"])
+                if unpadded:
+                    problems.append(f"{unpadded} table(s) without cell padding")
+                clipped = sum(t["wide"] and not t["scrolls"] for t in info["tables"])
+                if clipped:
+                    problems.append(f"{clipped} table(s) wider than the page without a scroll box")
                 outside_maths = [u for u in refused[first_refused:] if "mathjax" in u.lower()]
                 if outside_maths:
                     problems.append(f"MathJax requested from outside the book: {outside_maths[0]}")
