@@ -29,6 +29,7 @@ standard errors.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -199,7 +200,8 @@ class SimulatedReplications:
         r = int_iv(replication, "replication", low=0, high=self.human.shape[0] - 1)
         segments = pd.RangeIndex(self.human.shape[2], name="segment")
         frames = {n: pd.DataFrame(m[r], index=self.systems, columns=segments) for n, m in self.metrics.items()}
-        truth = SimulationTruth(self.truth.quality, pd.Series(self.truth.difficulty[r], index=segments),
+        truth = SimulationTruth(self.truth.quality,
+                                pd.Series(self.truth.difficulty[r], index=segments, name="difficulty"),
                                 self.truth.metric_system_scores, self.truth.pairwise_accuracy, self.truth.variance)
         return SimulatedTask(pd.DataFrame(self.human[r], index=self.systems, columns=segments), frames, truth,
                              {**self.settings, "replication": r})
@@ -229,6 +231,11 @@ def _simulate_iv(quality, n_segments, metrics, segment_sd, human_sd, human, mqm_
                                          mqm_cap=mqm_cap, da=da), rng_iv(rng))
 
 
+def _bias(model: MetricModel, n_systems: int) -> np.ndarray:
+    """A metric's fixed offset per system (zeros when it has none)."""
+    return np.zeros(n_systems) if model.bias is None else np.asarray(model.bias, dtype=float)
+
+
 def _limit_pairwise_accuracy(quality: np.ndarray, scores: np.ndarray) -> float:
     i, j = np.triu_indices(quality.size, 1)
     return float(np.mean(np.sign(quality[i] - quality[j]) == np.sign(scores[i] - scores[j])))
@@ -253,7 +260,7 @@ def _draw(rng, q, n_segments, n_replications, metrics, segment_sd, human_sd, hum
         reported = latent
     scores = {}
     for name, model in metrics.items():
-        bias = np.zeros(q.size) if model.bias is None else np.asarray(model.bias, dtype=float)
+        bias = _bias(model, q.size)
         rho = model.error_correlation
         own = rng.standard_normal(shape)
         noise = model.noise_sd * (rho * standard_noise + np.sqrt(1.0 - rho * rho) * own)
@@ -278,9 +285,9 @@ def _da_judgements(rng, latent, da):
                 clipped=float(np.mean((raw < 0) | (raw > 100))))
 
 
-def _truth(q, index, difficulty, segments, metrics, settings, judgements):
-    limit = pd.DataFrame({name: model.slope * q + (0.0 if model.bias is None else np.asarray(model.bias, float))
-                          for name, model in metrics.items()}, index=index)
+def _truth(q, index, difficulty, metrics, settings, judgements):
+    limit = pd.DataFrame({name: model.slope * q + _bias(model, q.size) for name, model in metrics.items()},
+                         index=index)
     pa = pd.Series({name: _limit_pairwise_accuracy(q, limit[name].to_numpy()) for name in metrics},
                    name="pairwise accuracy")
     variance = None
@@ -351,24 +358,15 @@ def simulate_task(quality, n_segments: int, metrics: dict, *, segment_sd: float 
     """
     q, systems, n_segments, settings, rng = _simulate_iv(quality, n_segments, metrics, segment_sd, human_sd, human,
                                                          mqm_weight, mqm_cap, da, rng)
-    seed = engine.describe_seed(rng)          # before any draw: what reproduces the task
-    difficulty, reported, scores, judgements = _draw(rng, q, n_segments, 1, metrics, **settings)
-    segments = pd.RangeIndex(n_segments, name="segment")
-    index = pd.Index(systems, name="system")
+    sim, judgements = _replications(q, systems, n_segments, 1, metrics, settings, rng)
     long = None
     if judgements is not None:
         system, segment, repeat = np.indices(judgements["score"].shape[1:]).reshape(3, -1)
-        long = pd.DataFrame({"system": index[system], "segment": segment, "repeat": repeat,
+        long = pd.DataFrame({"system": sim.systems[system], "segment": segment, "repeat": repeat,
                              "annotator": judgements["annotator"][0].ravel(),
                              "score": judgements["score"][0].ravel()})
-    return SimulatedTask(
-        human=pd.DataFrame(reported[0], index=index, columns=segments),
-        metrics={name: pd.DataFrame(m[0], index=index, columns=segments) for name, m in scores.items()},
-        truth=_truth(q, index, pd.Series(difficulty[0], index=segments, name="difficulty"), segments, metrics,
-                     settings, judgements),
-        settings=dict(n_segments=n_segments, **settings, metrics=dict(metrics), seed=seed),
-        judgements=long,
-    )
+    return dataclasses.replace(sim.task(0), judgements=long, settings=dict(
+        n_segments=n_segments, **settings, metrics=dict(metrics), seed=sim.settings["seed"]))
 
 
 def simulate_replications(quality, n_segments: int, metrics: dict, n_replications: int, *,
@@ -424,15 +422,23 @@ def simulate_replications(quality, n_segments: int, metrics: dict, n_replication
     q, systems, n_segments, settings, rng = _simulate_iv(quality, n_segments, metrics, segment_sd, human_sd, human,
                                                          mqm_weight, mqm_cap, da, rng)
     n_replications = positive_int_iv(n_replications, "n_replications")
-    seed = engine.describe_seed(rng)
+    return _replications(q, systems, n_segments, n_replications, metrics, settings, rng)[0]
+
+
+def _replications(q, systems, n_segments, n_replications, metrics, settings, rng):
+    """The draws of :func:`simulate_replications` (and of :func:`simulate_task`, one replication)
+    with their truth, and the raw DA judgements (None unless ``human="da"``).
+    """
+    seed = engine.describe_seed(rng)          # before any draw: what reproduces the draws
     difficulty, reported, scores, judgements = _draw(rng, q, n_segments, n_replications, metrics, **settings)
     index = pd.Index(systems, name="system")
-    return SimulatedReplications(
+    sim = SimulatedReplications(
         human=reported, metrics=scores, systems=index,
-        truth=_truth(q, index, difficulty, None, metrics, settings, judgements),
+        truth=_truth(q, index, difficulty, metrics, settings, judgements),
         settings=dict(n_segments=n_segments, n_replications=n_replications, **settings, metrics=dict(metrics),
                       seed=seed),
     )
+    return sim, judgements
 
 
 # --- the lab: one test, many replications, each with its own draws --------------------------------

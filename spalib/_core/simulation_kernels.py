@@ -131,8 +131,9 @@ def _hybrid_statistic(keep, swap, mask, human_sys, human_upper, statistic, tol, 
 def metric_test_counts(human, first, second, statistic, scheme, n_resamples, block, early_min, early_max,
                        two_sided, seed):
     """The permutation test of two metrics in every replication, as :func:`spalib.compare_metrics`
-    runs it on z-scored metrics (``first``, ``second``): the observed better one first, ``Δ* >= Δ`` (or ``|Δ*| >=
-    |Δ|``) counted in plain floating point, early stopping after every block.
+    runs it on z-scored metrics (``first``, ``second``): the observed better one first,
+    ``Δ* >= Δ`` (or ``|Δ*| >= |Δ|``) counted in plain floating point, early stopping after every
+    block.
 
     Returns the observed difference ``stat(first) - stat(second)``, the extreme count and the
     draws used per replication.
