@@ -51,7 +51,7 @@ book: $(INSTALLED) data $(MATHJAX)
 	test -f _build/html/index.html || { echo "no _build/html/index.html: the build failed"; exit 1; }
 
 test: $(INSTALLED)
-	$(VENV)/bin/ruff check spalib tests benchmarks
+	$(VENV)/bin/ruff check spalib tests benchmarks _ext
 	$(PY) -m pytest --doctest-modules spalib tests
 
 check-html: $(INSTALLED)

@@ -370,6 +370,13 @@ class MetricRanking:
         lines += ["| " + " | ".join(map(str, row)) + " |" for row in display.itertuples(index=False)]
         return "\n".join(lines) + "\n\n" + self.describe() + "\n"
 
+    def _repr_html_(self) -> str:
+        """The ``"text"`` table as an HTML table (what Jupyter shows), then :meth:`describe`."""
+        from html import escape
+
+        return (self._display().to_html(index=False, classes="metric-ranking")
+                + f"\n<p>{escape(self.describe())}</p>\n")
+
     def _display(self) -> pd.DataFrame:
         table = self.table()
         out = pd.DataFrame({"metric": table.index})

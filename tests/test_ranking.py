@@ -206,6 +206,9 @@ def test_rank_metrics_table_equals_compare_metrics_on_wmt23(en_de):
     assert "Ensemble" in text and "percentile bootstrap" in text
     assert ranking.to_string("latex").startswith("\\begin{tabular}")
     assert ranking.to_string("markdown").splitlines()[1].startswith("|---")
+    html = ranking._repr_html_()   # Jupyter shows a table, not a wide block of text
+    assert html.count("<tr") == len(table) + 1 and "Ensemble" in html   # header + rows
+    assert html.rstrip().endswith("</p>") and "percentile bootstrap" in html
 
 
 def test_rank_metrics_is_the_same_for_every_numba_thread_count():

@@ -4,8 +4,12 @@ For each page: it loads (HTTP 200, no broken local asset), every table a cell pr
 cells and, when wider than the page, scrolls inside its own box; every figure image has decoded
 pixels, every math element has been typeset by MathJax without a parse error, no
 traceback, error or stderr output appears, and every reproduction ledger's status follows the
-rule from the numbers shown beside it (match iff |difference| <= tolerance).  A full-page screenshot of each page is written to
-``--screenshots``.  Exit status 1 if any page fails.
+rule from the numbers shown beside it (match iff |difference| <= tolerance).  Each page is opened
+at two widths, a laptop's 1280 px and a phone's 400 px, and a full-page screenshot of each is
+written to ``--screenshots``; the table rules apply at both.  At 1280 px every figure's smallest
+text (recorded in the PNG by ``spalib.plotting``) must show at least 8 px high.  Every chapter's
+download menu must offer an executed ``.ipynb`` whose text holds no MyST role and whose solutions
+are hidden.  Exit status 1 if any page fails.
 
 The pages are opened with the network off: every outside request is refused, so maths is typeset
 only if the book serves MathJax itself (``make book`` copies it into ``_static/mathjax``); a page
@@ -26,6 +30,9 @@ import threading
 from pathlib import Path
 
 SKIP = {"genindex.html", "search.html"}
+WIDTHS = (1280, 400)            # a laptop, a phone
+MIN_FONT_PX = 8                 # a figure's smallest text as the page shows it, at 1280 px
+MIN_FONT_KEY = "spalib-min-font-px"   # spalib.plotting.MIN_FONT_KEY
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
@@ -61,6 +68,10 @@ PAGE_PROBE = """() => {
     text_length: text.length,
     images: imgs.length,
     broken_images: imgs.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src),
+    image_sizes: imgs.map(i => ({src: i.getAttribute('src'), natural: i.naturalWidth,
+                                 shown: i.getBoundingClientRect().width})),
+    notebook: [...document.querySelectorAll('a')].map(a => a.getAttribute('href'))
+                  .find(h => h && h.endsWith('.ipynb')) || null,
     math: math.length,
     typeset: document.querySelectorAll('mjx-container').length,
     math_errors: document.querySelectorAll('mjx-merror').length,
@@ -119,6 +130,51 @@ def ledger_problems(ledgers: list) -> list[str]:
     return problems
 
 
+def figure_problems(page_path: Path, images: list) -> list[str]:
+    """Figures whose smallest text shows below MIN_FONT_PX, or that do not record it."""
+    from PIL import Image
+
+    problems = []
+    for image in images:
+        if not image["src"] or not image["natural"]:
+            continue                 # a broken image is reported on its own
+        png = (page_path.parent / image["src"]).resolve()
+        if "_images" not in png.parts:
+            continue                 # the theme's own images
+        recorded = Image.open(png).info.get(MIN_FONT_KEY)
+        if recorded is None:
+            problems.append(f"figure {png.name} does not record its smallest text "
+                            "(call spalib.plotting.set_book_style() in the chapter)")
+            continue
+        shown = float(recorded) * image["shown"] / image["natural"]
+        if shown < MIN_FONT_PX:
+            problems.append(f"figure {png.name}: smallest text {shown:.1f} px as shown "
+                            f"(under {MIN_FONT_PX} px; {float(recorded):.1f} px in the image, "
+                            f"shown at {image['shown']:.0f} of {image['natural']} px)")
+    return problems
+
+
+def notebook_problems(page_path: Path, href: str | None) -> list[str]:
+    """The chapter's downloadable notebook: present, roles written out, solutions hidden."""
+    import json
+
+    if href is None:
+        return ["no .ipynb in the download menu"]
+    notebook = (page_path.parent / href).resolve()
+    if not notebook.is_file():
+        return [f"the download menu's notebook {href} is missing"]
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    text = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    problems = [f"notebook {notebook.name}: raw MyST {token!r} in its text"
+                for token in ("{glue:text}`", "{ref}`", "{cite:", "```{exercise}",
+                              "```{solution") if token in text]
+    exercises = text.count("**Exercise ")
+    hidden = sum(c["metadata"].get("jupyter", {}).get("source_hidden", False) for c in cells)
+    if exercises and not hidden and "<details>" not in text:
+        problems.append(f"notebook {notebook.name}: {exercises} exercises, no hidden solution")
+    return problems
+
+
 def check(html: Path, shots: Path) -> int:
     from playwright.sync_api import sync_playwright
 
@@ -133,7 +189,6 @@ def check(html: Path, shots: Path) -> int:
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=chromium_executable(), args=CHROMIUM_FLAGS)
-            context = browser.new_context(viewport={"width": 1280, "height": 900})
             refused: list[str] = []
 
             def route(r):
@@ -143,8 +198,12 @@ def check(html: Path, shots: Path) -> int:
                 refused.append(url.split("?")[0])
                 return r.abort()
 
-            context.route("**/*", route)
-            for path in pages:
+            contexts = {}
+            for width in WIDTHS:
+                contexts[width] = browser.new_context(viewport={"width": width, "height": 900})
+                contexts[width].route("**/*", route)
+            for path, width in ((p, w) for p in pages for w in WIDTHS):
+                context = contexts[width]
                 rel = path.relative_to(html).as_posix()
                 page = context.new_page()
                 local_failures: list[str] = []
@@ -178,14 +237,18 @@ def check(html: Path, shots: Path) -> int:
                 clipped = sum(t["wide"] and not t["scrolls"] for t in info["tables"])
                 if clipped:
                     problems.append(f"{clipped} table(s) wider than the page without a scroll box")
+                if width == WIDTHS[0]:      # once per page: the figures at laptop width
+                    problems += figure_problems(path, info["image_sizes"])
+                    if rel.startswith("chapters/"):
+                        problems += notebook_problems(path, info["notebook"])
                 outside_maths = [u for u in refused[first_refused:] if "mathjax" in u.lower()]
                 if outside_maths:
                     problems.append(f"MathJax requested from outside the book: {outside_maths[0]}")
-                page.screenshot(path=str(shots / (rel.replace("/", "__").removesuffix(".html") + ".png")),
-                                full_page=True)
+                name = rel.replace("/", "__").removesuffix(".html")
+                page.screenshot(path=str(shots / f"{name}__{width}.png"), full_page=True)
                 page.close()
                 status = "ok  " if not problems else "FAIL"
-                print(f"{status} {rel:35s} images {info['images']:2d}  math {info['typeset']:3d}/{info['math']:<3d}"
+                print(f"{status} {rel:35s} {width:4d} px  images {info['images']:2d}  math {info['typeset']:3d}/{info['math']:<3d}"
                       f" {info['title'][:50]}")
                 for p in problems:
                     print(f"       {p}")
@@ -195,7 +258,8 @@ def check(html: Path, shots: Path) -> int:
         server.shutdown()
     if refused:
         print(f"(refused {len(set(refused))} outside request(s), e.g. {sorted(refused)[0]})")
-    print(f"{len(pages) - failures} pages passed, {failures} failed; screenshots in {shots}")
+    print(f"{len(pages) * len(WIDTHS) - failures} page views passed, {failures} failed "
+          f"({len(pages)} pages at {' and '.join(map(str, WIDTHS))} px); screenshots in {shots}")
     return 1 if failures else 0
 
 
