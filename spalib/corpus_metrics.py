@@ -3,12 +3,13 @@
 sacrebleu scores a corpus by summing per-segment statistics (n-gram matches and lengths for BLEU,
 character n-gram counts for chrF, edits and reference lengths for TER) and applying a formula to
 the sums.  A bootstrap that resamples segments therefore needs the statistics only once: each
-resampled corpus is a weighted sum of them.  :func:`segment_statistics` extracts them with
-sacrebleu (default settings: BLEU with the 13a tokenizer and exponential smoothing, chrF with
-character order 6 and beta 2, TER without normalisation), caching the result on disk because
-the extraction is slow (hundreds of microseconds per segment for BLEU and chrF, milliseconds or
-more for TER); :func:`corpus_score` applies sacrebleu's formulas in numba, operation for
-operation, so that the scores are equal to sacrebleu's, not merely close.
+resampled corpus is a weighted sum of them.  :func:`segment_statistics` extracts them (default
+settings: BLEU with the 13a tokenizer and exponential smoothing, chrF with character order 6 and
+beta 2, TER without normalisation): BLEU and chrF with sacrebleu itself (hundreds of microseconds
+per segment), TER with sacrebleu's tokenizer and a numba restatement of its shift search
+(sacrebleu's own takes milliseconds or more per segment), equal to sacrebleu's statistics;
+results are cached on disk.  :func:`corpus_score` applies sacrebleu's formulas in numba,
+operation for operation, so that the scores are equal to sacrebleu's, not merely close.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from spalib._core.corpus_kernels import CODE, N_STATS, score
+from spalib._core.ter_kernels import ter_statistics
 from spalib._core.validation import choice_iv, flag_iv, positive_int_iv, real_array_iv
 
 __all__ = ["CORPUS_METRICS", "segment_statistics", "corpus_score", "is_lower_better"]
@@ -94,6 +96,51 @@ def _extract(metric: str, hypotheses: list[str], references: list[str]) -> np.nd
     return np.asarray(stats, dtype=np.float64).reshape(len(hypotheses), N_STATS[metric])
 
 
+def _extract_in_processes(metric: str, hypotheses: list[str], references: list[str],
+                          n_jobs: int) -> np.ndarray:
+    if n_jobs == 1 or len(hypotheses) < 2000:
+        return _extract(metric, hypotheses, references)
+    bounds = np.linspace(0, len(hypotheses), 8 * n_jobs + 1).astype(int)
+    chunks = [(metric, hypotheses[a:b], references[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
+    # fork: workers need only sacrebleu and the texts, and spawn would re-run a caller's script
+    context = get_context("fork" if sys.platform == "linux" else "spawn")
+    with ProcessPoolExecutor(n_jobs, mp_context=context) as pool:
+        return np.concatenate(list(pool.map(_extract, *zip(*chunks))))
+
+
+def _word_ids(texts: list[str], tokenize, vocabulary: dict) -> tuple[np.ndarray, np.ndarray]:
+    """The tokens of all texts as integer ids (one id per distinct token) and each text's start."""
+    ids, lengths = [], []
+    for text in texts:
+        tokens = tokenize(text).split()
+        lengths.append(len(tokens))
+        ids.extend([vocabulary.setdefault(token, len(vocabulary)) for token in tokens])
+    starts = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=starts[1:])
+    return np.array(ids, dtype=np.int64), starts
+
+
+def _ter(hypotheses: list[str], references: list[str], n_jobs: int | None) -> np.ndarray:
+    """TER statistics: sacrebleu's tokenisation in Python, its shift search in numba threads."""
+    import numba
+
+    # sacrebleu's own preprocessing (rstrip, then TercomTokenizer: lowercase, whitespace split)
+    tokenize = _sacrebleu_metric("ter")._preprocess_segment
+    vocabulary: dict[str, int] = {}
+    hyp_ids, hyp_starts = _word_ids(hypotheses, tokenize, vocabulary)
+    ref_ids, ref_starts = _word_ids(references, tokenize, vocabulary)
+    threads = numba.get_num_threads()
+    numba.set_num_threads(min(n_jobs or threads, numba.config.NUMBA_NUM_THREADS))
+    try:
+        stats = ter_statistics(hyp_ids, hyp_starts, ref_ids, ref_starts)
+    finally:
+        numba.set_num_threads(threads)
+    failed = np.flatnonzero(stats[:, 0] < 0)
+    if failed.size:  # not expected: consecutive rows of sacrebleu's band always overlap
+        raise RuntimeError(f"TER: no edit path inside the beam for segment {failed[0]}")
+    return stats
+
+
 def _cache_folder() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
     return Path(base) / "spalib" / "sacrebleu-statistics"
@@ -112,7 +159,7 @@ def segment_statistics(metric: str, hypotheses, references, *, cache: bool = Tru
         Keep the result under ``$XDG_CACHE_HOME/spalib/sacrebleu-statistics``, keyed by the
         sacrebleu version, the metric and the texts, and reuse it next time.
     n_jobs : int, optional
-        Worker processes (default: one per core).
+        Worker processes for BLEU and chrF, numba threads for TER (default: one per core).
 
     Returns
     -------
@@ -124,7 +171,11 @@ def segment_statistics(metric: str, hypotheses, references, *, cache: bool = Tru
     Notes
     -----
     The corpus score of any multiset of segments is a function of the column sums (see
-    :func:`corpus_score`), which is what makes a bootstrap over segments cheap.
+    :func:`corpus_score`), which is what makes a bootstrap over segments cheap.  TER's statistics
+    come from sacrebleu's tokenizer and a numba restatement of sacrebleu's shift search (its beam,
+    shift limits, candidate budget and tie-breaking; ``spalib._core.ter_kernels``), tested equal
+    to ``sacrebleu.metrics.TER()``'s on real WMT outputs; each segment is computed on its own, so
+    the result does not depend on the number of threads.
 
     References
     ----------
@@ -134,6 +185,9 @@ def segment_statistics(metric: str, hypotheses, references, *, cache: bool = Tru
     --------
     >>> segment_statistics("bleu", ["the cat sat"], ["the cat sat"], cache=False).tolist()
     [[3.0, 3.0, 3.0, 2.0, 1.0, 0.0, 3.0, 2.0, 1.0, 0.0]]
+    >>> segment_statistics("ter", ["on the mat the cat sat"], ["The cat sat on the mat"],
+    ...                    cache=False).tolist()  # one shift; TER ignores case by default
+    [[1.0, 6.0]]
     """
     import sacrebleu
 
@@ -154,16 +208,10 @@ def segment_statistics(metric: str, hypotheses, references, *, cache: bool = Tru
         stats = np.load(path)
         if stats.shape == (len(hypotheses), N_STATS[metric]):
             return stats
-    n_jobs = n_jobs or os.cpu_count() or 1
-    if n_jobs == 1 or len(hypotheses) < 2000:
-        stats = _extract(metric, hypotheses, references)
+    if metric == "ter":
+        stats = _ter(hypotheses, references, n_jobs)
     else:
-        bounds = np.linspace(0, len(hypotheses), 8 * n_jobs + 1).astype(int)
-        chunks = [(metric, hypotheses[a:b], references[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
-        # fork: workers need only sacrebleu and the texts, and spawn would re-run a caller's script
-        context = get_context("fork" if sys.platform == "linux" else "spawn")
-        with ProcessPoolExecutor(n_jobs, mp_context=context) as pool:
-            stats = np.concatenate(list(pool.map(_extract, *zip(*chunks))))
+        stats = _extract_in_processes(metric, hypotheses, references, n_jobs or os.cpu_count() or 1)
     if cache:
         path.parent.mkdir(parents=True, exist_ok=True)
         partial = path.with_suffix(f".{os.getpid()}.tmp.npy")

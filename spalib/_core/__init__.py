@@ -9,5 +9,6 @@
 - Kernels (numba, no validation): :mod:`~spalib._core.signs` (sign-flip nulls and p-values),
   :mod:`~spalib._core.meta` (SPA and pairwise agreement), :mod:`~spalib._core.perm_both`,
   :mod:`~spalib._core.bootstrap`, :mod:`~spalib._core.rank_kernels`,
-  :mod:`~spalib._core.corpus_kernels`, :mod:`~spalib._core.annotator_kernels`.
+  :mod:`~spalib._core.corpus_kernels`, :mod:`~spalib._core.ter_kernels` (sacrebleu's TER shift
+  search), :mod:`~spalib._core.annotator_kernels`.
 """
