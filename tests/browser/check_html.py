@@ -6,7 +6,8 @@ pixels, every math element has been typeset by MathJax without a parse error, no
 traceback, error or stderr output appears, and every reproduction ledger's status follows the
 rule from the numbers shown beside it (match iff |difference| <= tolerance).  Each page is opened
 at two widths, a laptop's 1280 px and a phone's 400 px, and a full-page screenshot of each is
-written to ``--screenshots``; the table rules apply at both.  At 1280 px every figure's smallest
+written to ``--screenshots``; the table rules apply at both, and at 1280 px every reproduction
+ledger fits the page's width (its notes wrap).  At 1280 px every figure's smallest
 text (recorded in the PNG by ``spalib.plotting``) must show at least 8 px high.  Every chapter's
 download menu must offer an executed ``.ipynb`` whose text holds no MyST role and whose solutions
 are hidden.  Exit status 1 if any page fails.
@@ -86,7 +87,10 @@ PAGE_PROBE = """() => {
         box = box.parentElement;
       }
       const page = t.closest('article, main') || document.body;
-      return {padding: pad, wide: t.getBoundingClientRect().width > page.clientWidth + 1, scrolls};
+      const ledger = [...t.querySelectorAll('th')].some(h => h.textContent.trim() === 'status');
+      const fits = t.getBoundingClientRect().width <= t.parentElement.clientWidth + 1;
+      return {padding: pad, wide: t.getBoundingClientRect().width > page.clientWidth + 1, scrolls,
+              ledger, fits};
     }),
     ledgers: [...document.querySelectorAll('table')].map(t => {
       const headRow = [...t.querySelectorAll('thead tr')].find(
@@ -237,6 +241,9 @@ def check(html: Path, shots: Path) -> int:
                 clipped = sum(t["wide"] and not t["scrolls"] for t in info["tables"])
                 if clipped:
                     problems.append(f"{clipped} table(s) wider than the page without a scroll box")
+                unfit = sum(t["ledger"] and not t["fits"] for t in info["tables"])
+                if unfit and width == WIDTHS[0]:
+                    problems.append(f"{unfit} reproduction ledger(s) wider than the page at {width} px")
                 if width == WIDTHS[0]:      # once per page: the figures at laptop width
                     problems += figure_problems(path, info["image_sizes"])
                     if rel.startswith("chapters/"):
