@@ -5,13 +5,15 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 INSTALLED := $(VENV)/.installed
-# The execution cache sees only code cells, and Sphinx re-reads only edited pages: when the library
-# or the pins change, forget both so that every chapter runs again.
+# The execution cache sees only code cells, and Sphinx re-reads only edited pages: when the library,
+# the pins or a file the chapters read (published numbers, benchmark scripts and results) change,
+# forget both so that every chapter runs again.
 # numba's OpenMP workers spin after a parallel region and steal the two cores from PERM-BOTH's BLAS
 # products (27% slower on WMT23 en-de); its own work queue does not spin.  The library leaves the
 # choice to its caller: the book, the tests, the CLI and the benchmarks choose it here and there.
 export NUMBA_THREADING_LAYER ?= workqueue
-LIB_HASH = $(shell cat requirements.txt pyproject.toml $$(find spalib -name '*.py' | sort) | sha256sum | cut -c1-16)
+INPUTS_HASH = $(shell cat requirements.txt pyproject.toml $$(find spalib -name '*.py' | sort) \
+	$$(find chapters/published benchmarks -type f \( -name '*.csv' -o -name '*.py' \) | sort) | sha256sum | cut -c1-16)
 
 .PHONY: book test data check-html clean help
 
@@ -44,9 +46,9 @@ $(MATHJAX): $(INSTALLED)
 
 book: $(INSTALLED) data $(MATHJAX)
 	@mkdir -p _build
-	@if [ "$$(cat _build/.lib-hash 2>/dev/null)" != "$(LIB_HASH)" ]; then \
-	  echo "spalib or requirements changed: clearing the execution cache"; \
-	  rm -rf _build/.jupyter_cache _build/.doctrees _build/jupyter_execute; echo "$(LIB_HASH)" > _build/.lib-hash; fi
+	@if [ "$$(cat _build/.inputs-hash 2>/dev/null)" != "$(INPUTS_HASH)" ]; then \
+	  echo "spalib, requirements or the chapters' input files changed: clearing the execution cache"; \
+	  rm -rf _build/.jupyter_cache _build/.doctrees _build/jupyter_execute; echo "$(INPUTS_HASH)" > _build/.inputs-hash; fi
 	$(VENV)/bin/jupyter-book build . -W -n --keep-going
 	test -f _build/html/index.html || { echo "no _build/html/index.html: the build failed"; exit 1; }
 
