@@ -122,14 +122,28 @@ def _matrices(human, metric, metric_name: str = "metric") -> tuple[np.ndarray, n
 _GROUPINGS = ("none", "item", "system")
 
 
-def _blocks(h: np.ndarray, m: np.ndarray, grouping: str):
+def _group_rows(grouping: str, *matrices: np.ndarray) -> list[np.ndarray]:
+    """Each matrix with one group per row (views, no copies)."""
     if grouping == "none":
-        return [(h.ravel(), m.ravel())]
-    if h.ndim != 2:
-        raise ValueError(f"grouping={grouping!r} needs a systems x segments matrix; got {h.ndim} dimension(s)")
-    if grouping == "item":
-        return [(h[:, j], m[:, j]) for j in range(h.shape[1])]
-    return [(h[i], m[i]) for i in range(h.shape[0])]
+        return [x.reshape(1, -1) for x in matrices]
+    if matrices[0].ndim != 2:
+        raise ValueError(f"grouping={grouping!r} needs a systems x segments matrix; "
+                         f"got {matrices[0].ndim} dimension(s)")
+    return [x.T if grouping == "item" else x for x in matrices]
+
+
+def _blocks(h: np.ndarray, m: np.ndarray, grouping: str):
+    return list(zip(*_group_rows(grouping, h, m)))
+
+
+def _packed_groups(grouping: str, *matrices: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
+    """The cells where every matrix has a score, group after group (one flat array per matrix),
+    and the offsets where the groups start.
+    """
+    rows = _group_rows(grouping, *matrices)
+    keep = ~np.logical_or.reduce([np.isnan(x) for x in rows])
+    starts = np.concatenate(([0], np.cumsum(keep.sum(axis=1)))).astype(np.int64)
+    return [x[keep] for x in rows], starts
 
 
 def _groups(h, m, grouping):
@@ -290,23 +304,15 @@ def tie_calibration(human, metric, *, variant: str = "acc_eq", grouping: str = "
 
 def _tie_calibration(h, m, variant, grouping, sample_rate, rng) -> TieCalibrationResult:
     """:func:`tie_calibration` on validated arrays."""
-    h_parts, m_parts, starts = [], [], [0]
-    blocks = _blocks(h, m, grouping)
-    for hg, mg in blocks:
-        keep = ~(np.isnan(hg) | np.isnan(mg))
-        h_parts.append(hg[keep])
-        m_parts.append(mg[keep])
-        starts.append(starts[-1] + int(keep.sum()))
-    starts = np.asarray(starts, dtype=np.int64)
-    sizes = np.diff(starts)
+    (h_cells, m_cells), starts = _packed_groups(grouping, h, m)
     # a sample's seed is drawn only when sampling, so that a shared generator is left untouched otherwise
     seed = (rng.integers(0, np.iinfo(np.uint64).max, dtype=np.uint64, endpoint=True) if sample_rate < 1
             else np.uint64(0))
-    group, delta, base, tied = _k._calibration_pairs(np.concatenate(h_parts), np.concatenate(m_parts), starts,
-                                                     seed, sample_rate)
+    group, delta, base, tied = _k._calibration_pairs(h_cells, m_cells, starts, seed, sample_rate)
     if len(group) == 0:
         raise ValueError("no pair of items with both human and metric scores in any group")
-    epsilons, values = _k._calibration_curve(group, delta, base, tied, len(sizes), 0 if variant == "acc_eq" else 1)
+    epsilons, values = _k._calibration_curve(group, delta, base, tied, len(starts) - 1,
+                                             0 if variant == "acc_eq" else 1)
     best = int(np.flatnonzero(values >= values.max() - 1e-12)[0])
     return TieCalibrationResult(float(epsilons[best]), float(values[best]), epsilons, values, int(len(group)))
 
@@ -402,23 +408,14 @@ def pairs_permutation_test(human, metric1, metric2, *, variant: str = "acc_eq", 
     alternative = choice_iv(alternative, "alternative", ALTERNATIVES)
     h, m1 = _matrices(human, metric1, "metric1")
     _, m2 = _matrices(human, metric2, "metric2")
-    if grouping != "none" and h.ndim != 2:
-        raise ValueError(f"grouping={grouping!r} needs a systems x segments matrix; got {h.ndim} dimension(s)")
     if epsilon1 is None:
         epsilon1 = _tie_calibration(h, m1, variant, grouping, sample_rate, rng).epsilon
     if epsilon2 is None:
         epsilon2 = _tie_calibration(h, m2, variant, grouping, sample_rate, rng).epsilon
-    parts, starts = ([], [], []), [0]
-    for (hg, g1), (_, g2) in zip(_blocks(h, m1, grouping), _blocks(h, m2, grouping)):
-        keep = ~(np.isnan(hg) | np.isnan(g1) | np.isnan(g2))
-        for part, values in zip(parts, (hg, g1, g2)):
-            part.append(values[keep])
-        starts.append(starts[-1] + int(keep.sum()))
-    starts = np.asarray(starts, dtype=np.int64)
+    (hs, m1s, m2s), starts = _packed_groups(grouping, h, m1, m2)
     used_groups = int((np.diff(starts) >= 2).sum())
     if used_groups == 0:
         raise ValueError("no group has two items scored by the humans and both metrics")
-    hs, m1s, m2s = (np.concatenate(p) for p in parts)
     agree1, weight = _k._pair_agreements(hs, m1s, starts, epsilon1)
     agree2, _ = _k._pair_agreements(hs, m2s, starts, epsilon2)
     stat1 = kendall_tau(h, m1, variant=variant, epsilon=epsilon1, grouping=grouping)

@@ -294,3 +294,15 @@ def test_given_thresholds_equal_the_calibrated_ones():
                                    n_resamples=300, rng=1)
     assert (given.epsilon1, given.epsilon2) == (tie_calibration(h, m1).epsilon, tie_calibration(h, m2).epsilon)
     assert given.pvalue == calibrated.pvalue and given.delta == calibrated.delta
+
+
+@pytest.mark.parametrize("values", [
+    np.abs(np.random.default_rng(1).normal(size=20_000)).round(3),   # many ties
+    np.abs(np.random.default_rng(2).normal(size=5_000)),              # no ties
+    np.random.default_rng(3).integers(0, 3, 10_000).astype(float),   # few distinct values
+    np.array([0.0, 1e-300, 5e-324, np.inf, 2.0, 0.0, 5e-324]),       # extremes, subnormals
+    np.zeros(4), np.empty(0)])
+def test_calibration_sorts_its_differences_stably(values):
+    # the curve's running sum depends on the order of equal differences: it must be the stable one
+    from spalib._core.rank_kernels import _stable_order
+    assert np.array_equal(_stable_order(values), np.argsort(values, kind="stable"))

@@ -183,6 +183,35 @@ def _group_value(counts, objective):
 
 
 @njit(cache=True)
+def _stable_order(values):
+    """The stable ascending order of non-negative floats (what ``argsort(kind="stable")`` gives),
+    by a least-significant-digit radix sort of their bit patterns, which order non-negative floats
+    as the floats themselves: O(n) against the merge sort's O(n log n), for the calibration's
+    hundreds of thousands of pairs.
+    """
+    keys = values.view(np.uint64)
+    n = keys.shape[0]
+    order = np.arange(n)
+    moved = np.empty(n, dtype=np.int64)
+    offsets = np.empty(65537, dtype=np.int64)
+    for pass_ in range(4):
+        shift = np.uint64(16 * pass_)
+        offsets[:] = 0
+        for i in range(n):
+            offsets[((keys[i] >> shift) & np.uint64(0xFFFF)) + 1] += 1
+        if offsets.max() == n:  # one digit value for all: this pass would move nothing
+            continue
+        for digit in range(65536):
+            offsets[digit + 1] += offsets[digit]
+        for i in range(n):
+            digit = (keys[order[i]] >> shift) & np.uint64(0xFFFF)
+            moved[offsets[digit]] = order[i]
+            offsets[digit] += 1
+        order, moved = moved, order
+    return order
+
+
+@njit(cache=True)
 def _calibration_curve(group, delta, base, tied, n_groups, objective):
     """Statistic as a function of epsilon: candidates are 0 and every distinct |difference|.
     Moving pairs into their tie class one at a time in order of |difference| keeps a running
@@ -201,7 +230,7 @@ def _calibration_curve(group, delta, base, tied, n_groups, objective):
             values[g] = _group_value(counts[g], objective)
             running += values[g]
             n_used += 1
-    order = np.argsort(delta, kind="mergesort")
+    order = _stable_order(delta)
     epsilons = np.empty(delta.shape[0] + 1)
     curve = np.empty(delta.shape[0] + 1)
     epsilons[0] = 0.0

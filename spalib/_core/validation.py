@@ -144,6 +144,8 @@ def labels_iv(labels, name: str) -> pd.Index:
     index = pd.Index(labels)
     if index.has_duplicates:
         raise ValueError(f"`{name}` has duplicate labels: {sorted(map(str, index[index.duplicated()].unique()))[:5]}")
+    if index.dtype.kind in "biuf":  # a numeric dtype holds one type: no need to look at each label
+        return index
     kinds = {type(x).__name__ for x in index}
     if len(kinds) > 1 and not all(isinstance(x, numbers.Real) for x in index):
         raise ValueError(f"`{name}` mixes label types ({', '.join(sorted(kinds))}); use one type")
