@@ -25,25 +25,28 @@ import json
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
 LANGUAGE_PAIRS = ("en-de", "he-en", "zh-en")
 
-TASK = r"""
+
 def calibration_inputs(es):
+    """The task's (metric name, human scores, metric scores) of one evaluation set."""
     human = es.seg_scores("mqm").drop(index=es.std_ref, errors="ignore")
     for name in es.metric_names:
         if name.endswith(("-" + es.std_ref, "-src")) and "seg" in es.levels(name):
-            yield name, human, es.seg_scores(name).reindex(index=human.index,
-                                                          columns=human.columns)
-"""
+            yield name, human, es.seg_scores(name).reindex(index=human.index, columns=human.columns)
 
-SPALIB_SIDE = TASK + r"""
+
+# run from the benchmarks folder (the working directory of the subprocess)
+SPALIB_SIDE = r"""
 import json, sys, time
 start = time.perf_counter()
 import spalib
 from spalib import data
+from bench_calibration import calibration_inputs
 imported = time.perf_counter()
 results = {}
 for lp in sys.argv[1:]:
@@ -57,7 +60,7 @@ print(json.dumps({"seconds": time.perf_counter() - imported, "import": imported 
 
 def spalib_side():
     out = subprocess.run([sys.executable, "-c", SPALIB_SIDE, *LANGUAGE_PAIRS], capture_output=True,
-                         text=True, check=True)
+                         text=True, check=True, cwd=Path(__file__).parent)
     return json.loads(out.stdout)
 
 
@@ -70,11 +73,9 @@ def mtme_side(mtme_dir):
     sys.path.insert(0, mtme_dir)
     from mt_metrics_eval import stats
     from spalib import data
-    namespace = {}
-    exec(TASK, namespace)
     inputs = [(f"{lp} {name}", as_list(human), as_list(metric), len(human))
               for lp in LANGUAGE_PAIRS
-              for name, human, metric in namespace["calibration_inputs"](data.load_mtme("wmt23", lp))]
+              for name, human, metric in calibration_inputs(data.load_mtme("wmt23", lp))]
     start, results = time.perf_counter(), {}
     for key, gold, metric, n_systems in inputs:
         tau, epsilon, _ = stats.KendallWithTiesOpt(gold, metric, variant="acc23", num_sys=n_systems,

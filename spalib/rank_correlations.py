@@ -132,10 +132,6 @@ def _group_rows(grouping: str, *matrices: np.ndarray) -> list[np.ndarray]:
     return [x.T if grouping == "item" else x for x in matrices]
 
 
-def _blocks(h: np.ndarray, m: np.ndarray, grouping: str):
-    return list(zip(*_group_rows(grouping, h, m)))
-
-
 def _packed_groups(grouping: str, *matrices: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
     """The cells where every matrix has a score, group after group (one flat array per matrix),
     and the offsets where the groups start.
@@ -148,7 +144,7 @@ def _packed_groups(grouping: str, *matrices: np.ndarray) -> tuple[list[np.ndarra
 
 def _groups(h, m, grouping):
     """Yield (human, metric) vectors per group, dropping cells without a human score."""
-    for hg, mg in _blocks(h, m, grouping):
+    for hg, mg in zip(*_group_rows(grouping, h, m)):
         keep = ~np.isnan(hg)
         if np.isnan(mg[keep]).any():
             raise ValueError(f"`metric` has {int(np.isnan(mg[keep]).sum())} missing score(s) where the human "
