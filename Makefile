@@ -19,7 +19,7 @@ INPUTS_HASH = $(shell cat requirements.txt pyproject.toml $$(find spalib -name '
 
 help:
 	@echo "make book        build _build/html, executing every chapter (creates $(VENV) if needed)"
-	@echo "make test        run the test suite"
+	@echo "make test        run the test suite (fetches the data first if missing)"
 	@echo "make check-html  open the built pages in headless Chromium and check them"
 	@echo "make data        show (and download if missing) the data folder"
 
@@ -52,7 +52,8 @@ book: $(INSTALLED) data $(MATHJAX)
 	$(VENV)/bin/jupyter-book build . -W -n --keep-going
 	test -f _build/html/index.html || { echo "no _build/html/index.html: the build failed"; exit 1; }
 
-test: $(INSTALLED)
+# the tests read the real data too: fetch it first, as `make book` does, whichever comes first
+test: $(INSTALLED) data
 	$(VENV)/bin/ruff check spalib tests benchmarks _ext
 	$(PY) -m pytest --doctest-modules spalib tests
 
