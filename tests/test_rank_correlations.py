@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from spalib import kendall_tau, pairs_permutation_test, tie_calibration
+from spalib._core.rank_kernels import _stable_order
 
 
 def counts(res):
@@ -304,5 +305,4 @@ def test_given_thresholds_equal_the_calibrated_ones():
     np.zeros(4), np.empty(0)])
 def test_calibration_sorts_its_differences_stably(values):
     # the curve's running sum depends on the order of equal differences: it must be the stable one
-    from spalib._core.rank_kernels import _stable_order
     assert np.array_equal(_stable_order(values), np.argsort(values, kind="stable"))
