@@ -485,12 +485,19 @@ class _PermutationSPA(_PerturbedMetrics):
         self.scores = {n: meta.spa_from_matrix(self.human_upper, sign_kernels._pair_pvalues(*self.sums[n], self.mid,
                                                                                              self.tol))
                        for n in plan.metrics}
-        self.sign_bits = sign_kernels._unpack_bits(signs.packed, n_segments)
+        self.magnitude = {n: np.maximum(np.abs(null).max(axis=1), np.abs(observed))
+                          for n, (null, observed) in self.sums.items()}
+        self.packed = signs.packed
+        # float32 0/1, padded to whole bytes (the padded cells' differences are zero)
+        self.sign_bits = sign_kernels._unpack_bits(signs.packed, 8 * self.n_groups).astype(np.float32)
 
     def _hybrids(self, a, b, names):
-        args = (*self.sums[names[0]], *self.sums[names[1]], b - a)
-        return lambda masks: perm_both._perm_both_spa_permutation(*args, masks, self.sign_bits, self.human_upper,
-                                                                  self.mid, self.tol)
+        padded = np.zeros((self.n_systems, 8 * self.n_groups))
+        padded[:, :a.shape[1]] = b - a
+        args = (*self.sums[names[0]], *self.sums[names[1]],
+                np.maximum(self.magnitude[names[0]], self.magnitude[names[1]]), padded, perm_both._nibble_sums(padded))
+        return lambda masks: perm_both._perm_both_spa_permutation(*args, masks, self.sign_bits, self.packed,
+                                                                  self.human_upper, self.mid, self.tol)
 
 
 class _TieCalibratedAccuracy:

@@ -76,6 +76,14 @@ def hybrid(a, b, swap):
     return a2, b2
 
 
+def spa_pair_inputs(sums, a, b, signs):
+    """What the permutation-SPA PERM-BOTH kernel takes of a pair besides the metrics' sums."""
+    magnitude = np.max([np.maximum(np.abs(null).max(axis=1), np.abs(obs)) for null, obs in sums], axis=0)
+    padded = np.zeros((a.shape[0], 8 * signs.packed.shape[1]))
+    padded[:, :a.shape[1]] = b - a
+    return magnitude, padded, perm_both._nibble_sums(padded)
+
+
 @pytest.mark.parametrize("n_segments", [8, 13])
 def test_perm_both_kernels_equal_recomputing_each_hybrid(n_segments):
     rng = np.random.default_rng(n_segments)
@@ -88,8 +96,9 @@ def test_perm_both_kernels_equal_recomputing_each_hybrid(n_segments):
     sums = [(sign_kernels._signed_sums(t, signs.packed), sign_kernels._observed_sums(t))
             for t in (sign_kernels._byte_tables(a), sign_kernels._byte_tables(b))]
     tol = 1e-11 * max(np.abs(a).sum(axis=1).max(), np.abs(b).sum(axis=1).max())
-    fast_a, fast_b = perm_both._perm_both_spa_permutation(
-        *sums[0], *sums[1], b - a, masks, sign_kernels._unpack_bits(signs.packed, n_segments), ph, False, tol)
+    bits = sign_kernels._unpack_bits(signs.packed, 8 * masks.shape[2]).astype(np.float32)
+    fast_a, fast_b = perm_both._perm_both_spa_permutation(*sums[0], *sums[1], *spa_pair_inputs(sums, a, b, signs),
+                                                          masks, bits, signs.packed, ph, False, tol)
     normal_a, normal_b = perm_both._perm_both_spa_normal(a, b, masks, pairwise_pvalues(human, method="normal")[upper], False)
     pa_a, pa_b = perm_both._perm_both_pa(a.sum(axis=1), b.sum(axis=1), perm_both._subset_sums(b - a), masks,
                                         human.mean(axis=1), tol)
@@ -102,6 +111,36 @@ def test_perm_both_kernels_equal_recomputing_each_hybrid(n_segments):
             assert norm[t] == pytest.approx(1 - np.mean(np.abs(hn - pairwise_pvalues(x, method="normal")[upper])))
             # rounding the means makes mathematically tied systems tie in floating point too
             assert pa[t] == spalib.pairwise_accuracy(human.mean(axis=1), np.round(x.mean(axis=1), 12))
+
+
+def test_perm_both_spa_decides_in_float64_what_float32_cannot():
+    """Scores on a coarse grid plus offsets of 2**-30: every decision turns on the offsets, which
+    the float32 product loses (it alone gets draws wrong); the certified kernel settles those
+    comparisons in float64 and equals recomputing each hybrid's p-values from scratch.
+    """
+    rng = np.random.default_rng(11)
+    n_systems, n_segments = 5, 21
+    human = rng.normal(size=(n_systems, n_segments))
+    a, b = (rng.integers(-3, 4, size=(2, n_systems, n_segments)) + 2.0 ** -30 * rng.integers(1, 100, size=(2, n_systems, n_segments)))
+    signs = draw_signs(400, n_segments, rng=5, signs="mtme").as_bits()
+    upper = np.triu_indices(n_systems, 1)
+    ph = pairwise_pvalues(human, signs=signs)[upper]
+    masks = rng.integers(0, 256, size=(8, n_systems, (n_segments + 7) // 8), dtype=np.uint8)
+    sums = [(sign_kernels._signed_sums(t, signs.packed), sign_kernels._observed_sums(t))
+            for t in (sign_kernels._byte_tables(a), sign_kernels._byte_tables(b))]
+    tol = 1e-11 * max(np.abs(a).sum(axis=1).max(), np.abs(b).sum(axis=1).max())
+    magnitude, padded, nibbles = spa_pair_inputs(sums, a, b, signs)
+    bits = sign_kernels._unpack_bits(signs.packed, padded.shape[1]).astype(np.float32)
+    certified = perm_both._perm_both_spa_permutation(*sums[0], *sums[1], magnitude, padded, nibbles, masks,
+                                                     bits, signs.packed, ph, False, tol)
+    moved, total, size, count = perm_both._moved_cells(masks, padded)
+    shifts = (moved @ bits.T).reshape(masks.shape[0], n_systems, -1)
+    float32_only = perm_both._spa_of_hybrids(*sums[0], *sums[1], magnitude, shifts, total, 0 * size, 0 * count,
+                                             nibbles, masks, signs.packed, ph, False, tol)  # no error bound
+    slow = [[1 - np.mean(np.abs(ph - pairwise_pvalues(x, signs=signs)[upper])) for x in hybrid(a, b, swap)]
+            for swap in masks]
+    assert np.array_equal(np.transpose(certified), slow)
+    assert not np.array_equal(np.transpose(float32_only), slow)
 
 
 def toy_metrics(seed=0, n_systems=6, n_segments=60):

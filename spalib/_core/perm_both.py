@@ -8,7 +8,7 @@ import numpy as np
 from numba import njit, prange
 
 from spalib._core.meta import _pairwise_agreement, spa_from_matrix, spa_of_uppers
-from spalib._core.signs import _lowest_bit, _normal_upper, _pair_pvalues, _unpack_bits
+from spalib._core.signs import _lowest_bit, _normal_upper
 
 
 @njit(cache=True)
@@ -39,25 +39,170 @@ def _subset_sums(diff):
     return table
 
 
-def _perm_both_spa_permutation(null_a, obs_a, null_b, obs_b, diff, masks, sign_bits, human_upper, mid, tol):
+def _perm_both_spa_permutation(null_a, obs_a, null_b, obs_b, magnitude, padded, nibbles, masks, sign_bits, packed,
+                               human_upper, mid, tol):
     """SPA of both hybrids for every draw, without rebuilding any null sum from scratch.
 
     Moving cell (s, l) from ``a`` to ``b``'s value adds ``d = b - a`` to ``a``'s row; under sign
     pattern k it adds ``sign_kl * d`` to the null sum, i.e. ``2 * [bit_kl] * d - d``.  Over all
     moved cells that is ``2 * (B @ (W * d)) - sum(W * d)`` with ``B`` the K x L sign bits: one
-    float64 matrix product for a block of draws (BLAS does in it ~3x the work per second that
-    table look-ups do).  ``b``'s hybrid moves by the opposite amount.
+    matrix product for a block of draws, in float32 (twice BLAS's float64 speed; it is nearly all
+    of the time).  No decision rests on float32 rounding: :func:`_certified_pvalues` settles every
+    comparison that falls within the product's proven error bound of its threshold in float64.
+    ``b``'s hybrid moves by the opposite amount.  ``magnitude[s]`` bounds ``|null|`` and
+    ``|obs|`` of both metrics' row ``s``.
     """
     n_draws, n_systems = masks.shape[:2]
-    moved = _unpack_bits(masks, diff.shape[1]) * diff  # draws x systems x segments
-    moved = moved.reshape(n_draws * n_systems, diff.shape[1])
-    shifts = moved @ sign_bits.T  # (draws * systems) x K; sign_bits is float64 0/1
-    return _spa_of_hybrids(null_a, obs_a, null_b, obs_b, shifts.reshape(n_draws, n_systems, -1),
-                           moved.sum(axis=1).reshape(n_draws, n_systems), human_upper, mid, tol)
+    moved, total, size, count = _moved_cells(masks, padded)
+    shifts = moved @ sign_bits.T  # (draws * systems) x K, float32; sign_bits is float32 0/1
+    return _spa_of_hybrids(null_a, obs_a, null_b, obs_b, magnitude, shifts.reshape(n_draws, n_systems, -1),
+                           total, size, count, nibbles, masks, packed, human_upper, mid, tol)
 
 
 @njit(cache=True, parallel=True)
-def _spa_of_hybrids(null_a, obs_a, null_b, obs_b, shifts, moved, human_upper, mid, tol):
+def _moved_cells(masks, padded):
+    """The swapped cells' differences in float32 (zero elsewhere), draws * systems x segments
+    padded to whole bytes, and per draw and system their sum, the sum of their absolute values
+    (float64) and their number.
+    """
+    n_draws, n_systems, n_groups = masks.shape
+    moved = np.empty((n_draws * n_systems, 8 * n_groups), dtype=np.float32)
+    total = np.empty((n_draws, n_systems))
+    size = np.empty((n_draws, n_systems))
+    count = np.empty((n_draws, n_systems), dtype=np.int64)
+    for t in prange(n_draws):
+        for s in range(n_systems):
+            row = t * n_systems + s
+            plain = 0.0
+            absolute = 0.0
+            swapped = 0
+            for g in range(n_groups):
+                byte = masks[t, s, g]
+                for b in range(8):
+                    bit = (byte >> b) & 1
+                    value = bit * padded[s, 8 * g + b]
+                    moved[row, 8 * g + b] = value
+                    plain += value
+                    absolute += abs(value)
+                    swapped += bit
+            total[t, s] = plain
+            size[t, s] = absolute
+            count[t, s] = swapped
+    return moved, total, size, count
+
+
+_U32 = 2.0 ** -24  # unit roundoff of float32
+_U64 = 2.0 ** -53
+_FLOAT32_TINY = 2.0 ** -126  # smallest normal float32
+
+
+@njit(cache=True)
+def _hybrid_error(size, magnitude, n_terms):
+    """A bound on how far a hybrid's null value from the float32 product is from the float64
+    one (each exact but for float64 rounding).  The product sums at most ``n`` nonzero terms
+    ``w_l * bit`` (the swapped cells) whose absolute values sum to at most ``size``: its error is
+    at most ``(u + gamma_n) * size`` with ``gamma_n = n u / (1 - n u)`` (conversion, then any
+    order of summation, adding a zero being exact; Higham 2002, 3.1), doubled in the hybrid; the
+    float64 terms bound every float64 sum and rounding on either side with room to spare.
+    """
+    gamma32 = n_terms * _U32 / (1.0 - n_terms * _U32)
+    gamma64 = n_terms * _U64 / (1.0 - n_terms * _U64)
+    flushed = 2.0 * n_terms * _FLOAT32_TINY  # a cell below float32's normal range may become 0
+    return ((2.0 * (_U32 + gamma32) * size + flushed + 16.0 * gamma64 * size + 16.0 * _U64 * (magnitude + 3.0 * size))
+            * (1.0 + 1e-3))
+
+
+@njit(cache=True)
+def _nibble_sums(padded):
+    """``table[s, h, m]``: the sum of ``padded[s, 4h + b]`` over the bits ``b`` set in ``m``
+    (0..15), added in bit order.
+    """
+    n_systems, n_cells = padded.shape
+    table = np.zeros((n_systems, n_cells // 4, 16))
+    for s in range(n_systems):
+        for h in range(n_cells // 4):
+            for m in range(1, 16):
+                total = 0.0
+                for b in range(4):
+                    if (m >> b) & 1:
+                        total += padded[s, 4 * h + b]
+                table[s, h, m] = total
+    return table
+
+
+@njit(cache=True)
+def _exact_hybrid(s, k, direction, null, total, exact, nibbles, mask, packed):
+    """Hybrid null value ``(s, k)`` with the shift summed in float64 over the cells both swapped
+    and kept by pattern ``k`` (nibble-sum look-ups, 4 cells at a time), computed once per draw
+    and cached in ``exact``.
+    """
+    if np.isnan(exact[s, k]):
+        shift = 0.0
+        for g in range(mask.shape[1]):
+            both = mask[s, g] & packed[k, g]
+            shift += nibbles[s, 2 * g, both & 15] + nibbles[s, 2 * g + 1, both >> 4]
+        exact[s, k] = shift
+    return null[s, k] + direction * (2.0 * exact[s, k] - total[s])
+
+
+@njit(cache=True)
+def _count_beyond(x, y, low, high):
+    """How many ``x - y`` are ``>= low`` and how many ``> high`` (branch-free over whole views:
+    it vectorises, which a loop over a range of indices does not).
+    """
+    at_least = 0
+    above = 0
+    for k in range(x.shape[0]):
+        d = x[k] - y[k]
+        at_least += d >= low
+        above += d > high
+    return at_least, above
+
+
+_BLOCK = 128  # permutations counted together before a block is checked for unsettled values
+
+
+@njit(cache=True)
+def _certified_pvalues(hyb, observed, error, direction, null, total, exact, nibbles, mask, packed, mid, tol):
+    """:func:`spalib._core.signs._pair_pvalues` of hybrid null values known to within
+    ``error[s]``.  Each block of permutations is counted against the thresholds widened by the
+    pair's bound; if no value falls between them (nearly always), every comparison is settled
+    and there are no ties.  Otherwise the block is counted again with the values within the
+    bound decided in float64 (:func:`_exact_hybrid`).
+    """
+    n_systems, n_perm = hyb.shape
+    out = np.full((n_systems, n_systems), np.nan)
+    for i in range(n_systems):
+        for j in range(i + 1, n_systems):
+            obs = observed[i] - observed[j]
+            near = error[i] + error[j] + tol  # within this of obs: within the bound of a threshold
+            at_least = 0
+            above = 0
+            for start in range(0, n_perm, _BLOCK):
+                stop = min(start + _BLOCK, n_perm)
+                beyond_low, beyond_high = _count_beyond(hyb[i, start:stop], hyb[j, start:stop], obs - near,
+                                                        obs + near)
+                if beyond_low == beyond_high:
+                    at_least += beyond_high
+                    above += beyond_high
+                    continue
+                for k in range(start, stop):
+                    d = hyb[i, k] - hyb[j, k]
+                    if abs(d - obs) <= near:
+                        d = (_exact_hybrid(i, k, direction, null, total, exact, nibbles, mask, packed)
+                             - _exact_hybrid(j, k, direction, null, total, exact, nibbles, mask, packed))
+                    at_least += d >= obs - tol
+                    above += d > obs + tol
+            if mid:
+                out[i, j] = (above + 0.5 * (at_least - above)) / n_perm
+            else:
+                out[i, j] = at_least / n_perm
+    return out
+
+
+@njit(cache=True, parallel=True)
+def _spa_of_hybrids(null_a, obs_a, null_b, obs_b, magnitude, shifts, total, size, count, nibbles, masks, packed,
+                    human_upper, mid, tol):
     n_draws = shifts.shape[0]
     n_systems, n_perm = null_a.shape
     out_a = np.empty(n_draws)
@@ -65,15 +210,20 @@ def _spa_of_hybrids(null_a, obs_a, null_b, obs_b, shifts, moved, human_upper, mi
     for t in prange(n_draws):
         hyb_a = np.empty((n_systems, n_perm))
         hyb_b = np.empty((n_systems, n_perm))
-        ta = obs_a + moved[t]
-        tb = obs_b - moved[t]
+        ta = obs_a + total[t]
+        tb = obs_b - total[t]
+        error = np.empty(n_systems)
         for s in range(n_systems):
+            error[s] = _hybrid_error(size[t, s], magnitude[s], count[t, s])
             for k in range(n_perm):
-                shift = 2.0 * shifts[t, s, k] - moved[t, s]
+                shift = 2.0 * np.float64(shifts[t, s, k]) - total[t, s]
                 hyb_a[s, k] = null_a[s, k] + shift
                 hyb_b[s, k] = null_b[s, k] - shift
-        out_a[t] = spa_from_matrix(human_upper, _pair_pvalues(hyb_a, ta, mid, tol))
-        out_b[t] = spa_from_matrix(human_upper, _pair_pvalues(hyb_b, tb, mid, tol))
+        exact = np.full((n_systems, n_perm), np.nan)  # float64 shifts, computed where needed
+        out_a[t] = spa_from_matrix(human_upper, _certified_pvalues(hyb_a, ta, error, 1.0, null_a, total[t], exact,
+                                                                   nibbles, masks[t], packed, mid, tol))
+        out_b[t] = spa_from_matrix(human_upper, _certified_pvalues(hyb_b, tb, error, -1.0, null_b, total[t], exact,
+                                                                   nibbles, masks[t], packed, mid, tol))
     return out_a, out_b
 
 
