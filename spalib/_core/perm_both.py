@@ -137,11 +137,14 @@ def _exact_hybrid(s, k, direction, null, total, exact, nibbles, mask, packed):
     and cached in ``exact``.
     """
     if np.isnan(exact[s, k]):
-        shift = 0.0
+        # two running sums, one per nibble, combined at the end: half the chain of dependent adds
+        low = 0.0
+        high = 0.0
         for g in range(mask.shape[1]):
             both = mask[s, g] & packed[k, g]
-            shift += nibbles[s, 2 * g, both & 15] + nibbles[s, 2 * g + 1, both >> 4]
-        exact[s, k] = shift
+            low += nibbles[s, 2 * g, both & 15]
+            high += nibbles[s, 2 * g + 1, both >> 4]
+        exact[s, k] = low + high
     return null[s, k] + direction * (2.0 * exact[s, k] - total[s])
 
 
