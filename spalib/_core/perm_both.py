@@ -8,7 +8,7 @@ import numpy as np
 from numba import njit, prange
 
 from spalib._core.meta import _pairwise_agreement, spa_from_matrix, spa_of_uppers
-from spalib._core.signs import _lowest_bit, _normal_upper
+from spalib._core.signs import _count_beyond, _lowest_bit, _normal_upper, _pvalue
 
 
 @njit(cache=True)
@@ -148,20 +148,6 @@ def _exact_hybrid(s, k, direction, null, total, exact, nibbles, mask, packed):
     return null[s, k] + direction * (2.0 * exact[s, k] - total[s])
 
 
-@njit(cache=True)
-def _count_beyond(x, y, low, high):
-    """How many ``x - y`` are ``>= low`` and how many ``> high`` (branch-free over whole views:
-    it vectorises, which a loop over a range of indices does not).
-    """
-    at_least = 0
-    above = 0
-    for k in range(x.shape[0]):
-        d = x[k] - y[k]
-        at_least += d >= low
-        above += d > high
-    return at_least, above
-
-
 _BLOCK = 128  # permutations counted together before a block is checked for unsettled values
 
 
@@ -196,10 +182,7 @@ def _certified_pvalues(hyb, observed, error, direction, null, total, exact, nibb
                              - _exact_hybrid(j, k, direction, null, total, exact, nibbles, mask, packed))
                     at_least += d >= obs - tol
                     above += d > obs + tol
-            if mid:
-                out[i, j] = (above + 0.5 * (at_least - above)) / n_perm
-            else:
-                out[i, j] = at_least / n_perm
+            out[i, j] = _pvalue(at_least, above, n_perm, mid)
     return out
 
 

@@ -127,17 +127,33 @@ def _pair_pvalues(null, observed, mid, tol):
     for i in range(n_systems):
         for j in range(i + 1, n_systems):
             obs = observed[i] - observed[j]
-            at_least = 0  # counted without branches, so that the loop vectorises
-            above = 0
-            for k in range(n_perm):
-                d = null[i, k] - null[j, k]
-                at_least += d >= obs - tol
-                above += d > obs + tol
-            if mid:
-                out[i, j] = (above + 0.5 * (at_least - above)) / n_perm
-            else:
-                out[i, j] = at_least / n_perm
+            at_least, above = _count_beyond(null[i], null[j], obs - tol, obs + tol)
+            out[i, j] = _pvalue(at_least, above, n_perm, mid)
     return out
+
+
+@njit(cache=True)
+def _count_beyond(x, y, low, high):
+    """How many ``x - y`` are ``>= low`` and how many ``> high``, counted without branches over
+    whole views (so that the loop vectorises, which a loop over a range of indices does not).
+    """
+    at_least = 0
+    above = 0
+    for k in range(x.shape[0]):
+        d = x[k] - y[k]
+        at_least += d >= low
+        above += d > high
+    return at_least, above
+
+
+@njit(cache=True)
+def _pvalue(at_least, above, n_perm, mid):
+    """The p-value from the counts of null values reaching and exceeding the observed one (with
+    ``mid``, ties count one half).
+    """
+    if mid:
+        return (above + 0.5 * (at_least - above)) / n_perm
+    return at_least / n_perm
 
 
 @njit(cache=True)
