@@ -1,9 +1,10 @@
 """Significance of metric differences for one language pair: WMT23 en-de, 25 metrics, 12 systems,
 460 segments, 300 metric pairs, 1,000 PERM-BOTH draws per pair, SPA with K = 1,000.
 
-Times spalib's compare_metrics with SPA from permutation p-values and from their normal limit
-(and PA), and one PERM-BOTH draw the way mt-metrics-eval computes it (NumPy: both hybrids' and
-the human p-value matrices recomputed by float32 matmul in every draw), and prints the ratios.
+Times spalib's compare_metrics with SPA from permutation p-values (all draws, and with WMT's
+early stopping) and from their normal limit (and PA), and one PERM-BOTH draw the way
+mt-metrics-eval computes it (NumPy: both hybrids' and the human p-value matrices recomputed by
+float32 matmul in every draw), and prints the ratios.
 """
 
 from __future__ import annotations
@@ -52,6 +53,8 @@ def main():
         human, metrics, spa_method="normal", rng=4, signs="mtme"))
     _, t_perm = timed("spalib SPA, permutation p-values (K = 1,000)", lambda: spalib.compare_metrics(
         human, metrics, spa_method="permutation", rng=4, signs="mtme"))
+    stopped, t_stopped = timed("the same with WMT's early stopping", lambda: spalib.compare_metrics(
+        human, metrics, spa_method="permutation", rng=4, signs="mtme", early_stopping=spalib.WMT_EARLY_STOPPING))
 
     h, a, b = human.to_numpy(), *(m.to_numpy() for m in list(metrics.values())[:2])
     rng = np.random.default_rng(0)
@@ -63,6 +66,9 @@ def main():
     print(f"per draw: NumPy {per_draw_numpy * 1e3:.2f} ms; spalib permutation {t_perm / total_draws * 1e3:.3f} ms "
           f"({per_draw_numpy * total_draws / t_perm:,.0f}x), normal {t_normal / total_draws * 1e3:.4f} ms "
           f"({per_draw_numpy * total_draws / t_normal:,.0f}x)")
+    stopped_draws = int(stopped.draws.to_numpy().sum())
+    print(f"with WMT's early stopping: {stopped_draws:,} draws, spalib {t_stopped:.1f} s; NumPy would take "
+          f"~{per_draw_numpy * stopped_draws / 60:,.0f} min")
     print(f"whole language pair: NumPy would take ~{per_draw_numpy * total_draws / 60:,.0f} min; "
           f"spalib {t_perm:.0f} s (permutation), {t_normal:.0f} s (normal), {t_pa:.1f} s (PA); "
           f"permutation / normal = {t_perm / t_normal:.1f}")

@@ -488,8 +488,9 @@ class _PermutationSPA(_PerturbedMetrics):
         self.magnitude = {n: np.maximum(np.abs(null).max(axis=1), np.abs(observed))
                           for n, (null, observed) in self.sums.items()}
         self.packed = signs.packed
-        # float32 0/1, padded to whole bytes (the padded cells' differences are zero)
-        self.sign_bits = sign_kernels._unpack_bits(signs.packed, 8 * self.n_groups).astype(np.float32)
+        # 0/1 in the block product's dtype, padded to whole bytes (the padded cells' differences are zero)
+        self.sign_bits = sign_kernels._unpack_bits(signs.packed, 8 * self.n_groups).astype(
+            perm_both.product_dtype(8 * self.n_groups))
 
     def _hybrids(self, a, b, names):
         padded = np.zeros((self.n_systems, 8 * self.n_groups))

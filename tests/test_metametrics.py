@@ -96,7 +96,7 @@ def test_perm_both_kernels_equal_recomputing_each_hybrid(n_segments):
     sums = [(sign_kernels._signed_sums(t, signs.packed), sign_kernels._observed_sums(t))
             for t in (sign_kernels._byte_tables(a), sign_kernels._byte_tables(b))]
     tol = 1e-11 * max(np.abs(a).sum(axis=1).max(), np.abs(b).sum(axis=1).max())
-    bits = sign_kernels._unpack_bits(signs.packed, 8 * masks.shape[2]).astype(np.float32)
+    bits = sign_kernels._unpack_bits(signs.packed, 8 * masks.shape[2]).astype(np.float32)  # as for WMT data
     fast_a, fast_b = perm_both._perm_both_spa_permutation(*sums[0], *sums[1], *spa_pair_inputs(sums, a, b, signs),
                                                           masks, bits, signs.packed, ph, False, tol)
     normal_a, normal_b = perm_both._perm_both_spa_normal(a, b, masks, pairwise_pvalues(human, method="normal")[upper], False)
@@ -113,34 +113,61 @@ def test_perm_both_kernels_equal_recomputing_each_hybrid(n_segments):
             assert pa[t] == spalib.pairwise_accuracy(human.mean(axis=1), np.round(x.mean(axis=1), 12))
 
 
+def certified_and_from_scratch(human, a, b, n_patterns, n_draws, seed):
+    """The PERM-BOTH SPA kernel's draws (both hybrids) and the same from each hybrid's p-values
+    recomputed from scratch, with the product in the dtype spalib picks for this many segments.
+    """
+    rng = np.random.default_rng(seed)
+    n_systems, n_segments = a.shape
+    signs = draw_signs(n_patterns, n_segments, rng=seed, signs="mtme").as_bits()
+    upper = np.triu_indices(n_systems, 1)
+    ph = pairwise_pvalues(human, signs=signs)[upper]
+    masks = rng.integers(0, 256, size=(n_draws, n_systems, (n_segments + 7) // 8), dtype=np.uint8)
+    sums = [(sign_kernels._signed_sums(t, signs.packed), sign_kernels._observed_sums(t))
+            for t in (sign_kernels._byte_tables(a), sign_kernels._byte_tables(b))]
+    tol = 1e-11 * max(np.abs(a).sum(axis=1).max(), np.abs(b).sum(axis=1).max())
+    inputs = spa_pair_inputs(sums, a, b, signs)
+    n_cells = inputs[1].shape[1]
+    bits = sign_kernels._unpack_bits(signs.packed, n_cells).astype(perm_both.product_dtype(n_cells))
+    certified = perm_both._perm_both_spa_permutation(*sums[0], *sums[1], *inputs, masks, bits, signs.packed, ph,
+                                                     False, tol)
+    slow = [[1 - np.mean(np.abs(ph - pairwise_pvalues(x, signs=signs)[upper])) for x in hybrid(a, b, swap)]
+            for swap in masks]
+    return np.transpose(certified), np.array(slow), (sums, inputs, masks, bits, signs, ph, tol)
+
+
+def same_spa(x, y):
+    """Equal up to the order of SPA's final mean: one changed decision moves SPA by 1 / (K pairs)."""
+    return np.allclose(x, y, rtol=0, atol=1e-12)
+
+
 def test_perm_both_spa_decides_in_float64_what_float32_cannot():
     """Scores on a coarse grid plus offsets of 2**-30: every decision turns on the offsets, which
     the float32 product loses (it alone gets draws wrong); the certified kernel settles those
     comparisons in float64 and equals recomputing each hybrid's p-values from scratch.
     """
     rng = np.random.default_rng(11)
-    n_systems, n_segments = 5, 21
-    human = rng.normal(size=(n_systems, n_segments))
-    a, b = (rng.integers(-3, 4, size=(2, n_systems, n_segments)) + 2.0 ** -30 * rng.integers(1, 100, size=(2, n_systems, n_segments)))
-    signs = draw_signs(400, n_segments, rng=5, signs="mtme").as_bits()
-    upper = np.triu_indices(n_systems, 1)
-    ph = pairwise_pvalues(human, signs=signs)[upper]
-    masks = rng.integers(0, 256, size=(8, n_systems, (n_segments + 7) // 8), dtype=np.uint8)
-    sums = [(sign_kernels._signed_sums(t, signs.packed), sign_kernels._observed_sums(t))
-            for t in (sign_kernels._byte_tables(a), sign_kernels._byte_tables(b))]
-    tol = 1e-11 * max(np.abs(a).sum(axis=1).max(), np.abs(b).sum(axis=1).max())
-    magnitude, padded, nibbles = spa_pair_inputs(sums, a, b, signs)
-    bits = sign_kernels._unpack_bits(signs.packed, padded.shape[1]).astype(np.float32)
-    certified = perm_both._perm_both_spa_permutation(*sums[0], *sums[1], magnitude, padded, nibbles, masks,
-                                                     bits, signs.packed, ph, False, tol)
-    moved, total, size, count = perm_both._moved_cells(masks, padded)
-    shifts = (moved @ bits.T).reshape(masks.shape[0], n_systems, -1)
-    float32_only = perm_both._spa_of_hybrids(*sums[0], *sums[1], magnitude, shifts, total, 0 * size, 0 * count,
-                                             nibbles, masks, signs.packed, ph, False, tol)  # no error bound
-    slow = [[1 - np.mean(np.abs(ph - pairwise_pvalues(x, signs=signs)[upper])) for x in hybrid(a, b, swap)]
-            for swap in masks]
-    assert np.array_equal(np.transpose(certified), slow)
-    assert not np.array_equal(np.transpose(float32_only), slow)
+    human = rng.normal(size=(5, 21))
+    a, b = rng.integers(-3, 4, size=(2, 5, 21)) + 2.0 ** -30 * rng.integers(1, 100, size=(2, 5, 21))
+    certified, slow, (sums, inputs, masks, bits, signs, ph, tol) = certified_and_from_scratch(human, a, b, 400, 8, 5)
+    assert bits.dtype == np.float32 and same_spa(certified, slow)
+    total, size, count = perm_both._moved_cells(masks, inputs[1], moved := np.empty((40, 24), np.float32))
+    shifts = (moved @ bits.T).reshape(8, 5, -1)
+    float32_only = perm_both._spa_of_hybrids(*sums[0], *sums[1], inputs[0], shifts, total, size, count, 0.0, 0.0,
+                                             inputs[2], masks, signs.packed, ph, False, tol)  # unit 0: no bound
+    assert not same_spa(np.transpose(float32_only), slow)
+
+
+@pytest.mark.parametrize("n_segments, scale", [(1500, 1.0), (1500, 1e-40), (2100, 1.0)])
+def test_perm_both_spa_on_many_segments_and_tiny_differences(n_segments, scale):
+    """Long rows (where the float32 bound is widest; past spalib's limit the product is float64)
+    and differences below float32's normal range: still equal to recomputing from scratch.
+    """
+    rng = np.random.default_rng(n_segments)
+    human, a, step = rng.normal(size=(3, 4, n_segments))
+    a, b = scale * a, scale * (a + np.round(step, 2))
+    certified, slow, _ = certified_and_from_scratch(human, a, b, 64, 3, 7)
+    assert same_spa(certified, slow)
 
 
 def toy_metrics(seed=0, n_systems=6, n_segments=60):

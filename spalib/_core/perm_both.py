@@ -39,6 +39,17 @@ def _subset_sums(diff):
     return table
 
 
+FLOAT32_MAX_CELLS = 2048
+"""Above this many segments (padded to whole bytes) the PERM-BOTH product runs in float64: the
+float32 error bound grows like L**2 and the spread of the null like sqrt(L), so more and more
+comparisons would need deciding again (at 4,000 segments the float32 path is the slower)."""
+
+
+def product_dtype(n_cells: int):
+    """The dtype of the PERM-BOTH block product for ``n_cells`` padded segments."""
+    return np.float32 if n_cells <= FLOAT32_MAX_CELLS else np.float64
+
+
 def _perm_both_spa_permutation(null_a, obs_a, null_b, obs_b, magnitude, padded, nibbles, masks, sign_bits, packed,
                                human_upper, mid, tol):
     """SPA of both hybrids for every draw, without rebuilding any null sum from scratch.
@@ -46,27 +57,32 @@ def _perm_both_spa_permutation(null_a, obs_a, null_b, obs_b, magnitude, padded, 
     Moving cell (s, l) from ``a`` to ``b``'s value adds ``d = b - a`` to ``a``'s row; under sign
     pattern k it adds ``sign_kl * d`` to the null sum, i.e. ``2 * [bit_kl] * d - d``.  Over all
     moved cells that is ``2 * (B @ (W * d)) - sum(W * d)`` with ``B`` the K x L sign bits: one
-    matrix product for a block of draws, in float32 (twice BLAS's float64 speed; it is nearly all
-    of the time).  No decision rests on float32 rounding: :func:`_certified_pvalues` settles every
-    comparison that falls within the product's proven error bound of its threshold in float64.
-    ``b``'s hybrid moves by the opposite amount.  ``magnitude[s]`` bounds ``|null|`` and
-    ``|obs|`` of both metrics' row ``s``.
+    matrix product for a block of draws, most of the time, in the dtype of ``sign_bits``
+    (:func:`product_dtype`: float32, at twice BLAS's float64 speed, up to
+    :data:`FLOAT32_MAX_CELLS` segments).  No decision rests on the product's rounding:
+    :func:`_certified_pvalues` decides again, from float64 sums, every comparison within the
+    product's proven error bound of its threshold.  The bound assumes a conventional BLAS
+    product (round to nearest, with or without FMA, any blocking; not Strassen-like or reduced
+    precision) and finite values (the metrics are z-scored).  ``b``'s hybrid moves by the
+    opposite amount.  ``magnitude[s]`` bounds ``|null|`` and ``|obs|`` of both metrics' row ``s``.
     """
-    n_draws, n_systems = masks.shape[:2]
-    moved, total, size, count = _moved_cells(masks, padded)
-    shifts = moved @ sign_bits.T  # (draws * systems) x K, float32; sign_bits is float32 0/1
+    n_draws, n_systems, n_groups = masks.shape
+    moved = np.empty((n_draws * n_systems, 8 * n_groups), dtype=sign_bits.dtype)
+    total, size, count = _moved_cells(masks, padded, moved)
+    shifts = moved @ sign_bits.T  # (draws * systems) x K; sign_bits is 0/1
+    info = np.finfo(sign_bits.dtype)
     return _spa_of_hybrids(null_a, obs_a, null_b, obs_b, magnitude, shifts.reshape(n_draws, n_systems, -1),
-                           total, size, count, nibbles, masks, packed, human_upper, mid, tol)
+                           total, size, count, float(info.eps) / 2, float(info.tiny), nibbles, masks, packed,
+                           human_upper, mid, tol)
 
 
 @njit(cache=True, parallel=True)
-def _moved_cells(masks, padded):
-    """The swapped cells' differences in float32 (zero elsewhere), draws * systems x segments
-    padded to whole bytes, and per draw and system their sum, the sum of their absolute values
-    (float64) and their number.
+def _moved_cells(masks, padded, moved):
+    """Fills ``moved`` (draws * systems x segments padded to whole bytes, in the product's dtype)
+    with the swapped cells' differences, zero elsewhere; returns per draw and system their sum,
+    the sum of their absolute values (float64) and their number.
     """
     n_draws, n_systems, n_groups = masks.shape
-    moved = np.empty((n_draws * n_systems, 8 * n_groups), dtype=np.float32)
     total = np.empty((n_draws, n_systems))
     size = np.empty((n_draws, n_systems))
     count = np.empty((n_draws, n_systems), dtype=np.int64)
@@ -88,27 +104,30 @@ def _moved_cells(masks, padded):
             total[t, s] = plain
             size[t, s] = absolute
             count[t, s] = swapped
-    return moved, total, size, count
+    return total, size, count
 
 
-_U32 = 2.0 ** -24  # unit roundoff of float32
-_U64 = 2.0 ** -53
-_FLOAT32_TINY = 2.0 ** -126  # smallest normal float32
+_U64 = 2.0 ** -53  # unit roundoff of float64
 
 
 @njit(cache=True)
-def _hybrid_error(size, magnitude, n_terms):
-    """A bound on how far a hybrid's null value from the float32 product is from the float64
-    one (each exact but for float64 rounding).  The product sums at most ``n`` nonzero terms
-    ``w_l * bit`` (the swapped cells) whose absolute values sum to at most ``size``: its error is
-    at most ``(u + gamma_n) * size`` with ``gamma_n = n u / (1 - n u)`` (conversion, then any
-    order of summation, adding a zero being exact; Higham 2002, 3.1), doubled in the hybrid; the
-    float64 terms bound every float64 sum and rounding on either side with room to spare.
+def _hybrid_error(size, magnitude, n_terms, unit, tiny):
+    """A bound on how far a hybrid's null value from the block product (unit roundoff ``unit``,
+    smallest normal ``tiny``) is from its value with the shift summed in float64 in any order.
+
+    The product sums ``n`` terms ``w_l * bit`` (the swapped cells; the others are zero and add
+    exactly) whose absolute values sum to ``size``: converted to the product's dtype and summed
+    in any order, it is off by at most ``(u + gamma_n) * size``, ``gamma_n = n u / (1 - n u)``
+    (Higham 2002, 3.1 and 4.2), doubled in the hybrid.  Higham's model has no underflow: a cell
+    or a partial sum below the normal range may be flushed to zero, at most ``n`` flushes of at
+    most ``tiny`` each (a flushed value is not amplified later).  The float64 terms bound every
+    float64 sum and rounding on either side (including the re-decided sums) with room to spare.
+    A pair's margin is the sum of its two systems' bounds.
     """
-    gamma32 = n_terms * _U32 / (1.0 - n_terms * _U32)
+    gamma = n_terms * unit / (1.0 - n_terms * unit)
     gamma64 = n_terms * _U64 / (1.0 - n_terms * _U64)
-    flushed = 2.0 * n_terms * _FLOAT32_TINY  # a cell below float32's normal range may become 0
-    return ((2.0 * (_U32 + gamma32) * size + flushed + 16.0 * gamma64 * size + 16.0 * _U64 * (magnitude + 3.0 * size))
+    flushed = 2.0 * n_terms * tiny
+    return ((2.0 * (unit + gamma) * size + flushed + 16.0 * gamma64 * size + 16.0 * _U64 * (magnitude + 3.0 * size))
             * (1.0 + 1e-3))
 
 
@@ -187,8 +206,8 @@ def _certified_pvalues(hyb, observed, error, direction, null, total, exact, nibb
 
 
 @njit(cache=True, parallel=True)
-def _spa_of_hybrids(null_a, obs_a, null_b, obs_b, magnitude, shifts, total, size, count, nibbles, masks, packed,
-                    human_upper, mid, tol):
+def _spa_of_hybrids(null_a, obs_a, null_b, obs_b, magnitude, shifts, total, size, count, unit, tiny, nibbles, masks,
+                    packed, human_upper, mid, tol):
     n_draws = shifts.shape[0]
     n_systems, n_perm = null_a.shape
     out_a = np.empty(n_draws)
@@ -200,7 +219,7 @@ def _spa_of_hybrids(null_a, obs_a, null_b, obs_b, magnitude, shifts, total, size
         tb = obs_b - total[t]
         error = np.empty(n_systems)
         for s in range(n_systems):
-            error[s] = _hybrid_error(size[t, s], magnitude[s], count[t, s])
+            error[s] = _hybrid_error(size[t, s], magnitude[s], count[t, s], unit, tiny)
             for k in range(n_perm):
                 shift = 2.0 * np.float64(shifts[t, s, k]) - total[t, s]
                 hyb_a[s, k] = null_a[s, k] + shift
