@@ -58,7 +58,7 @@ def _perm_both_spa_permutation(null_a, obs_a, null_b, obs_b, magnitude, padded, 
     pattern k it adds ``sign_kl * d`` to the null sum, i.e. ``2 * [bit_kl] * d - d``.  Over all
     moved cells that is ``2 * (B @ (W * d)) - sum(W * d)`` with ``B`` the K x L sign bits: one
     matrix product for a block of draws, most of the time, in the dtype of ``sign_bits``
-    (:func:`product_dtype`: float32, at twice BLAS's float64 speed, up to
+    (:func:`product_dtype`: float32, faster than BLAS's float64, up to
     :data:`FLOAT32_MAX_CELLS` segments).  No decision rests on the product's rounding:
     :func:`_certified_pvalues` decides again, from float64 sums, every comparison within the
     product's proven error bound of its threshold.  The bound assumes a conventional BLAS
