@@ -485,18 +485,14 @@ class _PermutationSPA(_PerturbedMetrics):
         self.scores = {n: meta.spa_from_matrix(self.human_upper, sign_kernels._pair_pvalues(*self.sums[n], self.mid,
                                                                                              self.tol))
                        for n in plan.metrics}
-        self.magnitude = {n: np.maximum(np.abs(null).max(axis=1), np.abs(observed))
-                          for n, (null, observed) in self.sums.items()}
         self.packed = signs.packed
         # 0/1 in the block product's dtype, padded to whole bytes (the padded cells' differences are zero)
         self.sign_bits = sign_kernels._unpack_bits(signs.packed, 8 * self.n_groups).astype(
             perm_both.product_dtype(8 * self.n_groups))
 
     def _hybrids(self, a, b, names):
-        padded = np.zeros((self.n_systems, 8 * self.n_groups))
-        padded[:, :a.shape[1]] = b - a
-        args = (*self.sums[names[0]], *self.sums[names[1]],
-                np.maximum(self.magnitude[names[0]], self.magnitude[names[1]]), padded, perm_both._nibble_sums(padded))
+        sums_a, sums_b = self.sums[names[0]], self.sums[names[1]]
+        args = (*sums_a, *sums_b, *perm_both.spa_pair_inputs(sums_a, sums_b, b - a, 8 * self.n_groups))
         return lambda masks: perm_both._perm_both_spa_permutation(*args, masks, self.sign_bits, self.packed,
                                                                   self.human_upper, self.mid, self.tol)
 

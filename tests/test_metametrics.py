@@ -76,14 +76,6 @@ def hybrid(a, b, swap):
     return a2, b2
 
 
-def spa_pair_inputs(sums, a, b, signs):
-    """What the permutation-SPA PERM-BOTH kernel takes of a pair besides the metrics' sums."""
-    magnitude = np.max([np.maximum(np.abs(null).max(axis=1), np.abs(obs)) for null, obs in sums], axis=0)
-    padded = np.zeros((a.shape[0], 8 * signs.packed.shape[1]))
-    padded[:, :a.shape[1]] = b - a
-    return magnitude, padded, perm_both._nibble_sums(padded)
-
-
 @pytest.mark.parametrize("n_segments", [8, 13])
 def test_perm_both_kernels_equal_recomputing_each_hybrid(n_segments):
     rng = np.random.default_rng(n_segments)
@@ -97,7 +89,8 @@ def test_perm_both_kernels_equal_recomputing_each_hybrid(n_segments):
             for t in (sign_kernels._byte_tables(a), sign_kernels._byte_tables(b))]
     tol = 1e-11 * max(np.abs(a).sum(axis=1).max(), np.abs(b).sum(axis=1).max())
     bits = sign_kernels._unpack_bits(signs.packed, 8 * masks.shape[2]).astype(np.float32)  # as for WMT data
-    fast_a, fast_b = perm_both._perm_both_spa_permutation(*sums[0], *sums[1], *spa_pair_inputs(sums, a, b, signs),
+    inputs = perm_both.spa_pair_inputs(*sums, b - a, 8 * signs.packed.shape[1])
+    fast_a, fast_b = perm_both._perm_both_spa_permutation(*sums[0], *sums[1], *inputs,
                                                           masks, bits, signs.packed, ph, False, tol)
     normal_a, normal_b = perm_both._perm_both_spa_normal(a, b, masks, pairwise_pvalues(human, method="normal")[upper], False)
     pa_a, pa_b = perm_both._perm_both_pa(a.sum(axis=1), b.sum(axis=1), perm_both._subset_sums(b - a), masks,
@@ -126,7 +119,7 @@ def certified_and_from_scratch(human, a, b, n_patterns, n_draws, seed):
     sums = [(sign_kernels._signed_sums(t, signs.packed), sign_kernels._observed_sums(t))
             for t in (sign_kernels._byte_tables(a), sign_kernels._byte_tables(b))]
     tol = 1e-11 * max(np.abs(a).sum(axis=1).max(), np.abs(b).sum(axis=1).max())
-    inputs = spa_pair_inputs(sums, a, b, signs)
+    inputs = perm_both.spa_pair_inputs(*sums, b - a, 8 * signs.packed.shape[1])
     n_cells = inputs[1].shape[1]
     bits = sign_kernels._unpack_bits(signs.packed, n_cells).astype(perm_both.product_dtype(n_cells))
     certified = perm_both._perm_both_spa_permutation(*sums[0], *sums[1], *inputs, masks, bits, signs.packed, ph,

@@ -25,16 +25,18 @@ def _hybrids(a, b, swap):
 
 
 @njit(cache=True)
-def _subset_sums(diff):
-    """``table[s, g, m] = sum of diff[s, 8g + b] over the bits b set in m`` (plain, unsigned)."""
+def _subset_sums(diff, width=8):
+    """``table[s, g, m] = sum of diff[s, width * g + b] over the bits b set in m`` (plain,
+    unsigned), for groups of ``width`` (8: a byte, 4: a nibble) cells, zero past the last one.
+    """
     n_systems, n_segments = diff.shape
-    n_groups = (n_segments + 7) // 8
+    n_groups = (n_segments + width - 1) // width
     low = _lowest_bit()
-    table = np.zeros((n_systems, n_groups, 256))
+    table = np.zeros((n_systems, n_groups, 1 << width))
     for s in range(n_systems):
         for g in range(n_groups):
-            for m in range(1, 256):
-                seg = 8 * g + low[m]
+            for m in range(1, 1 << width):
+                seg = width * g + low[m]
                 table[s, g, m] = table[s, g, m & (m - 1)] + (diff[s, seg] if seg < n_segments else 0.0)
     return table
 
@@ -48,6 +50,19 @@ comparisons would need deciding again (at 4,000 segments the float32 path is the
 def product_dtype(n_cells: int):
     """The dtype of the PERM-BOTH block product for ``n_cells`` padded segments."""
     return np.float32 if n_cells <= FLOAT32_MAX_CELLS else np.float64
+
+
+def spa_pair_inputs(sums_a, sums_b, diff, n_cells):
+    """What :func:`_perm_both_spa_permutation` takes of a metric pair besides both metrics' null
+    and observed sums (``sums_a``, ``sums_b``): a bound on every row's ``|null|`` and ``|obs|``,
+    the differences ``diff = b - a`` padded with zeros to ``n_cells`` segments, and their
+    nibble sums (for the float64 re-decisions).
+    """
+    magnitude = np.max([np.maximum(np.abs(null).max(axis=1), np.abs(obs)) for null, obs in (sums_a, sums_b)],
+                       axis=0)
+    padded = np.zeros((diff.shape[0], n_cells))
+    padded[:, :diff.shape[1]] = diff
+    return magnitude, padded, _subset_sums(padded, 4)
 
 
 def _perm_both_spa_permutation(null_a, obs_a, null_b, obs_b, magnitude, padded, nibbles, masks, sign_bits, packed,
@@ -129,24 +144,6 @@ def _hybrid_error(size, magnitude, n_terms, unit, tiny):
     flushed = 2.0 * n_terms * tiny
     return ((2.0 * (unit + gamma) * size + flushed + 16.0 * gamma64 * size + 16.0 * _U64 * (magnitude + 3.0 * size))
             * (1.0 + 1e-3))
-
-
-@njit(cache=True)
-def _nibble_sums(padded):
-    """``table[s, h, m]``: the sum of ``padded[s, 4h + b]`` over the bits ``b`` set in ``m``
-    (0..15), added in bit order.
-    """
-    n_systems, n_cells = padded.shape
-    table = np.zeros((n_systems, n_cells // 4, 16))
-    for s in range(n_systems):
-        for h in range(n_cells // 4):
-            for m in range(1, 16):
-                total = 0.0
-                for b in range(4):
-                    if (m >> b) & 1:
-                        total += padded[s, 4 * h + b]
-                table[s, h, m] = total
-    return table
 
 
 @njit(cache=True)
