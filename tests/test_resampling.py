@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 
 import numpy as np
 import pytest
@@ -89,6 +90,27 @@ def test_monte_carlo_converges_to_exact():
     exact = pairwise_pvalues(x, method="exact")[UPPER]
     mc = pairwise_pvalues(x, n_resamples=40_000, rng=rng)[UPPER]
     assert np.all(np.abs(mc - exact) <= 4 * np.sqrt(exact * (1 - exact) / 40_000) + 1e-9)
+
+
+@pytest.mark.parametrize("n_systems", [2, 5, 6, 9, 12])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_normal_limit_pvalues_are_the_in_order_sums_bit_for_bit(n_systems, weighted):
+    """The kernel sums four pairs at a time; each sum must still be the plain in-order one."""
+    from spalib._core.signs import _normal_upper, _weighted_normal_upper
+    rng = np.random.default_rng(n_systems)
+    x = rng.normal(size=(n_systems, 37)) * 10.0 ** rng.integers(-3, 4, size=(n_systems, 37))
+    w = rng.integers(0, 4, size=37).astype(float) if weighted else np.ones(37)
+    expected = []
+    for i in range(n_systems):
+        for j in range(i + 1, n_systems):
+            total_i = total_j = ss = 0.0
+            for seg in range(37):
+                total_i += w[seg] * x[i, seg]
+                total_j += w[seg] * x[j, seg]
+                ss += w[seg] * (x[i, seg] - x[j, seg]) * (x[i, seg] - x[j, seg])
+            expected.append(0.5 * math.erfc((total_i - total_j) / math.sqrt(2.0 * ss)))
+    got = _weighted_normal_upper(x, w, False) if weighted else _normal_upper(x, False)
+    assert got.tolist() == expected
 
 
 def test_normal_limit_is_close_to_permutation_for_many_segments():

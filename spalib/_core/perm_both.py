@@ -13,14 +13,15 @@ from spalib._core.signs import _count_beyond, _lowest_bit, _normal_upper, _pvalu
 
 @njit(cache=True)
 def _hybrids(a, b, swap):
-    a2 = a.copy()
-    b2 = b.copy()
+    a2 = np.empty_like(a)
+    b2 = np.empty_like(b)
     n_systems, n_segments = a.shape
     for s in range(n_systems):
         for l in range(n_segments):
-            if (swap[s, l >> 3] >> (l & 7)) & 1:
-                a2[s, l] = b[s, l]
-                b2[s, l] = a[s, l]
+            x, y = a[s, l], b[s, l]   # both read: a select, not a branch the swaps make random
+            swapped = (swap[s, l >> 3] >> (l & 7)) & 1
+            a2[s, l] = y if swapped else x
+            b2[s, l] = x if swapped else y
     return a2, b2
 
 

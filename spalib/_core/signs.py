@@ -207,31 +207,40 @@ def _normal_upper(x, mid):
     ``sum_l s_l d_l`` has mean 0 and variance ``sum_l d_l^2``, so ``p = 1 - Phi(T / sqrt(ss))``.
     Identical systems (``ss = 0``): every null value equals the observed 0.
     """
-    return _weighted_normal_upper(x, np.ones(x.shape[1]), mid)
+    return _weighted_normal_upper(x, None, mid)
 
 
 @njit(cache=True)
 def _weighted_normal_upper(x, weights, mid):
-    """:func:`_normal_upper` of the segments repeated ``weights[l]`` times (a bootstrap sample)."""
+    """:func:`_normal_upper` of the segments repeated ``weights[l]`` times (a bootstrap sample);
+    ``weights=None``: each segment once.
+    """
     n_systems, n_segments = x.shape
     totals = np.zeros(n_systems)
     for s in range(n_systems):
         for l in range(n_segments):
-            totals[s] += weights[l] * x[s, l]
+            totals[s] += x[s, l] if weights is None else weights[l] * x[s, l]
     out = np.empty(n_systems * (n_systems - 1) // 2)
     idx = 0
+    last = n_systems - 1
     for i in range(n_systems):
-        for j in range(i + 1, n_systems):
-            ss = 0.0
+        # pairs (i, j) four at a time (past the end, the last j again, unused): four running
+        # sums that do not wait on each other, each summed in segment order as one alone would be
+        for j in range(i + 1, n_systems, 4):
+            j1, j2, j3 = min(j + 1, last), min(j + 2, last), min(j + 3, last)
+            ss0 = ss1 = ss2 = ss3 = 0.0
             for l in range(n_segments):
-                d = x[i, l] - x[j, l]
-                ss += weights[l] * d * d
-            obs = totals[i] - totals[j]
-            if ss == 0.0:
-                out[idx] = 0.5 if mid else 1.0
-            else:
-                out[idx] = 0.5 * math.erfc(obs / math.sqrt(2.0 * ss))
-            idx += 1
+                d0, d1, d2, d3 = x[i, l] - x[j, l], x[i, l] - x[j1, l], x[i, l] - x[j2, l], x[i, l] - x[j3, l]
+                if weights is None:
+                    ss0, ss1, ss2, ss3 = ss0 + d0 * d0, ss1 + d1 * d1, ss2 + d2 * d2, ss3 + d3 * d3
+                else:
+                    w = weights[l]
+                    ss0, ss1, ss2, ss3 = ss0 + w * d0 * d0, ss1 + w * d1 * d1, ss2 + w * d2 * d2, ss3 + w * d3 * d3
+            for step, ss in enumerate((ss0, ss1, ss2, ss3)):
+                if j + step < n_systems:
+                    obs = totals[i] - totals[j + step]
+                    out[idx] = (0.5 if mid else 1.0) if ss == 0.0 else 0.5 * math.erfc(obs / math.sqrt(2.0 * ss))
+                    idx += 1
     return out
 
 

@@ -118,12 +118,14 @@ def _hybrid_statistic(keep, swap, mask, human_sys, human_upper, statistic, tol, 
         totals = np.zeros(n_systems)
         for s in range(n_systems):
             for l in range(n_segments):
-                totals[s] += swap[s, l] if (mask[s, l >> 3] >> (l & 7)) & 1 else keep[s, l]
+                kept, swapped = keep[s, l], swap[s, l]   # both read: a select, not a branch
+                totals[s] += swapped if (mask[s, l >> 3] >> (l & 7)) & 1 else kept
         agree, pairs = _pairwise_agreement(human_sys, totals, tol)
         return agree / pairs
     for s in range(n_systems):
         for l in range(n_segments):
-            hybrid[s, l] = swap[s, l] if (mask[s, l >> 3] >> (l & 7)) & 1 else keep[s, l]
+            kept, swapped = keep[s, l], swap[s, l]
+            hybrid[s, l] = swapped if (mask[s, l >> 3] >> (l & 7)) & 1 else kept
     return spa_of_uppers(human_upper, _normal_upper(hybrid, False))
 
 
