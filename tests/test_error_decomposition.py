@@ -203,6 +203,26 @@ def test_bootstrap_is_seeded_and_sample_size_counts_draws():
     assert mixed.scores[:, 1].std() < mixed.scores[:, 0].std()
 
 
+@pytest.mark.parametrize("keys", [
+    pd.DataFrame({"year": [2022, 2021, 2022, 2021, 2022], "lp": ["zh-en", "de-en", "de-en", "de-en", "zh-en"],
+                  "system": ["b", "a", "a", "a", "c"]}),
+    pd.MultiIndex(levels=[["c", "a", "b"], [2, 1]], codes=[[2, 1, 2, 0, 1], [0, 1, 1, 0, 1]], names=["x", "y"]),
+    pd.Series(["b", "a", "b", "c", "a"], name="system"),
+])
+def test_bootstrap_groups_rows_as_a_sorted_factorize_of_their_keys(keys):
+    """The systems are factorized from each key column's codes (fast), in the order of a
+    sorted factorize of the rows' key tuples, levels given unsorted included."""
+    from spalib.bootstrap import _factorize_sorted
+    from spalib._core.validation import keys_iv
+    index = keys_iv(keys, "systems", 5)
+    codes, labels = _factorize_sorted(index)
+    expected_codes, expected_labels = index.factorize(sort=True)
+    assert codes.tolist() == expected_codes.tolist()
+    assert labels.equals(expected_labels) and list(labels.names) == list(index.names)
+    boot = spalib.bootstrap_system_scores(np.arange(5.0), keys, n_resamples=3, rng=0)
+    assert boot.systems.equals(labels)
+
+
 def test_bootstrap_is_identical_for_any_thread_count():
     code = ("import numpy as np, spalib; rng = np.random.default_rng(0); "
             "s = rng.integers(0, 9, size=(3000, 10)).astype(float); g = rng.integers(0, 7, size=3000); "
