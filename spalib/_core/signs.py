@@ -216,13 +216,20 @@ def _weighted_normal_upper(x, weights, mid):
     ``weights=None``: each segment once.
     """
     n_systems, n_segments = x.shape
-    totals = np.zeros(n_systems)
-    for s in range(n_systems):
+    last = n_systems - 1
+    totals = np.empty(n_systems)
+    for s in range(0, n_systems, 4):   # four systems' running sums at once, as the pairs below
+        s1, s2, s3 = min(s + 1, last), min(s + 2, last), min(s + 3, last)
+        t0 = t1 = t2 = t3 = 0.0
         for l in range(n_segments):
-            totals[s] += x[s, l] if weights is None else weights[l] * x[s, l]
+            w = 1.0 if weights is None else weights[l]
+            if weights is None:
+                t0, t1, t2, t3 = t0 + x[s, l], t1 + x[s1, l], t2 + x[s2, l], t3 + x[s3, l]
+            else:
+                t0, t1, t2, t3 = t0 + w * x[s, l], t1 + w * x[s1, l], t2 + w * x[s2, l], t3 + w * x[s3, l]
+        totals[s], totals[s1], totals[s2], totals[s3] = t0, t1, t2, t3
     out = np.empty(n_systems * (n_systems - 1) // 2)
     idx = 0
-    last = n_systems - 1
     for i in range(n_systems):
         # pairs (i, j) four at a time (past the end, the last j again, unused): four running
         # sums that do not wait on each other, each summed in segment order as one alone would be
