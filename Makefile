@@ -8,10 +8,13 @@ INSTALLED := $(VENV)/.installed
 # The execution cache sees only code cells, and Sphinx re-reads only edited pages: when the library,
 # the pins or a file the chapters read (published numbers, benchmark scripts and results) change,
 # forget both so that every chapter runs again.
-# numba's OpenMP workers spin after a parallel region and steal the two cores from PERM-BOTH's BLAS
-# products (27% slower on WMT23 en-de); its own work queue does not spin.  The library leaves the
-# choice to its caller: the book, the tests, the CLI and the benchmarks choose it here and there.
-export NUMBA_THREADING_LAYER ?= workqueue
+# numba's threading layer: OpenMP (its work queue where OpenMP is missing), with idle workers
+# asleep at once (OMP_WAIT_POLICY=PASSIVE): spinning ones steal the two cores from PERM-BOTH's
+# BLAS products, and the work queue, which does not spin, starts a parallel loop about 6x slower
+# (PA draws 6.7 vs 2.0 us, benchmarks/bench_rank.py 89 vs 86 s here).  The library leaves the
+# choice to its caller: the book, the tests, the CLI and the benchmarks make it here and there.
+export NUMBA_THREADING_LAYER_PRIORITY ?= omp workqueue tbb
+export OMP_WAIT_POLICY ?= PASSIVE
 INPUTS_HASH = $(shell cat requirements.txt pyproject.toml $$(find spalib -name '*.py' | sort) \
 	$$(find chapters/published benchmarks -type f \( -name '*.csv' -o -name '*.py' \) | sort) | sha256sum | cut -c1-16)
 

@@ -47,8 +47,8 @@ print(json.dumps(out))
 def run(source: Path) -> dict:
     # both sides read this tree's data folder, wherever the revision is checked out
     from spalib.data import data_root
-    env = {**os.environ, "PYTHONPATH": str(source), "NUMBA_THREADING_LAYER": "workqueue",
-           "SPALIB_DATA": str(data_root())}
+    env = {**os.environ, "PYTHONPATH": str(source), "NUMBA_THREADING_LAYER_PRIORITY": "omp workqueue tbb",
+           "OMP_WAIT_POLICY": "PASSIVE", "SPALIB_DATA": str(data_root())}
     result = subprocess.run([sys.executable, "-c", RUN], cwd=tempfile.gettempdir(), env=env,
                             capture_output=True, text=True, check=True)
     return json.loads(result.stdout.splitlines()[-1])
