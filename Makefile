@@ -10,9 +10,10 @@ INSTALLED := $(VENV)/.installed
 # forget both so that every chapter runs again.
 # numba's threading layer: OpenMP (its work queue where OpenMP is missing), with idle workers
 # asleep at once (OMP_WAIT_POLICY=PASSIVE): spinning ones steal the two cores from PERM-BOTH's
-# BLAS products, and the work queue, which does not spin, starts a parallel loop about 6x slower
-# (PA draws 6.7 vs 2.0 us, benchmarks/bench_rank.py 89 vs 86 s here).  The library leaves the
-# choice to its caller: the book, the tests, the CLI and the benchmarks make it here and there.
+# BLAS products, and the work queue, which does not spin either, runs the library's parallel
+# loops slower (here: PA draws at zh-en's shape 6.7 vs 2.0 us, a one-draw call 102 vs 53 us,
+# benchmarks/bench_rank.py 89 vs 86 s).  The library leaves the choice to its caller: the book,
+# the tests, the CLI and the benchmarks make it here and there.
 export NUMBA_THREADING_LAYER_PRIORITY ?= omp workqueue tbb
 export OMP_WAIT_POLICY ?= PASSIVE
 INPUTS_HASH = $(shell cat requirements.txt pyproject.toml $$(find spalib -name '*.py' | sort) \
