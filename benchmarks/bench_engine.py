@@ -3,7 +3,7 @@
 Runs ``compare_metrics`` on WMT23 en-de (12 systems, 460 segments, 8 metrics = 28 pairs) for PA,
 SPA with normal-limit and with permutation p-values, and acc_eq, in this tree and in a git
 revision (default ``b29b37c``, the last commit before the engine was rebuilt), each in a fresh
-process with the work-queue threading layer; prints each side's best-of-3 time, the ratio, and
+process with the threading layer the Makefile chooses; prints each side's best-of-3 time, the ratio, and
 whether every score, p-value and null draw is bit-identical.
 
     .venv/bin/python benchmarks/bench_engine.py [--revision REV]
@@ -47,7 +47,8 @@ print(json.dumps(out))
 def run(source: Path) -> dict:
     # both sides read this tree's data folder, wherever the revision is checked out
     from spalib.data import data_root
-    env = {**os.environ, "PYTHONPATH": str(source), "NUMBA_THREADING_LAYER_PRIORITY": "omp workqueue tbb",
+    inherited = {k: v for k, v in os.environ.items() if k != "NUMBA_THREADING_LAYER"}  # it would win
+    env = {**inherited, "PYTHONPATH": str(source), "NUMBA_THREADING_LAYER_PRIORITY": "omp workqueue tbb",
            "OMP_WAIT_POLICY": "PASSIVE", "SPALIB_DATA": str(data_root())}
     result = subprocess.run([sys.executable, "-c", RUN], cwd=tempfile.gettempdir(), env=env,
                             capture_output=True, text=True, check=True)

@@ -11,7 +11,8 @@ published WMT data in :mod:`spalib.data`.
 Where each paper's method lives is tabled in the README and at the top of the API page.  Private
 code is in :mod:`spalib._core` (validation, random streams, the resampling engine, numba kernels).
 numba's threading layer is left to the caller: the Makefile, the ``spalib`` command and the
-benchmarks choose the work queue, whose workers do not spin after a parallel region.
+benchmarks choose OpenMP (the work queue where it is missing) with idle workers asleep at once
+(``OMP_WAIT_POLICY=PASSIVE``), so that they do not spin after a parallel region.
 """
 
 from spalib.correlation_tests import (

@@ -165,10 +165,10 @@ def _rank(args) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit status."""
+    # OpenMP with idle workers asleep at once (spinning ones slow PERM-BOTH's BLAS products by a
+    # quarter on two cores); numba's work queue, where OpenMP is missing, runs loops slower
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")   # read when the layer first loads
     if "NUMBA_THREADING_LAYER" not in os.environ and "NUMBA_THREADING_LAYER_PRIORITY" not in os.environ:
-        # OpenMP with idle workers asleep at once (spinning ones slow PERM-BOTH's BLAS products by a
-        # quarter on two cores); numba's work queue, where OpenMP is missing, starts loops slower
-        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")   # read when the layer first loads
         numba.config.THREADING_LAYER_PRIORITY = ["omp", "workqueue", "tbb"]
     parser = argparse.ArgumentParser(prog="spalib", description="Statistics for the meta-evaluation of MT metrics.")
     sub = parser.add_subparsers(dest="command", required=True)

@@ -208,6 +208,10 @@ def test_bootstrap_is_seeded_and_sample_size_counts_draws():
                   "system": ["b", "a", "a", "a", "c"]}),
     pd.MultiIndex(levels=[["c", "a", "b"], [2, 1]], codes=[[2, 1, 2, 0, 1], [0, 1, 1, 0, 1]], names=["x", "y"]),
     pd.Series(["b", "a", "b", "c", "a"], name="system"),
+    pd.DataFrame({"system": pd.Categorical(["z", "a", "z", "m", "a"], categories=["z", "m", "a", "q"]),
+                  "year": [1, 1, 2, 2, 2]}),   # sorted by value, not in category order
+    pd.MultiIndex(levels=[["a", "a", "b"], [1]], codes=[[0, 1, 2, 1, 0], [0, 0, 0, 0, 0]],
+                  verify_integrity=False),     # a level value given twice: one group
 ])
 def test_bootstrap_groups_rows_as_a_sorted_factorize_of_their_keys(keys):
     """The systems are factorized from each key column's codes (fast), in the order of a
@@ -219,6 +223,8 @@ def test_bootstrap_groups_rows_as_a_sorted_factorize_of_their_keys(keys):
     expected_codes, expected_labels = index.factorize(sort=True)
     assert codes.tolist() == expected_codes.tolist()
     assert labels.equals(expected_labels) and list(labels.names) == list(index.names)
+    assert [labels.get_level_values(k).dtype for k in range(labels.nlevels)] == [
+        expected_labels.get_level_values(k).dtype for k in range(labels.nlevels)]
     boot = spalib.bootstrap_system_scores(np.arange(5.0), keys, n_resamples=3, rng=0)
     assert boot.systems.equals(labels)
 
