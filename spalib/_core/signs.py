@@ -222,10 +222,10 @@ def _weighted_normal_upper(x, weights, mid):
         s1, s2, s3 = min(s + 1, last), min(s + 2, last), min(s + 3, last)
         t0 = t1 = t2 = t3 = 0.0
         for l in range(n_segments):
-            w = 1.0 if weights is None else weights[l]
             if weights is None:
                 t0, t1, t2, t3 = t0 + x[s, l], t1 + x[s1, l], t2 + x[s2, l], t3 + x[s3, l]
             else:
+                w = weights[l]
                 t0, t1, t2, t3 = t0 + w * x[s, l], t1 + w * x[s1, l], t2 + w * x[s2, l], t3 + w * x[s3, l]
         totals[s], totals[s1], totals[s2], totals[s3] = t0, t1, t2, t3
     out = np.empty(n_systems * (n_systems - 1) // 2)
