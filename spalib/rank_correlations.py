@@ -304,13 +304,16 @@ def _tie_calibration(h, m, variant, grouping, sample_rate, rng) -> TieCalibratio
     # a sample's seed is drawn only when sampling, so that a shared generator is left untouched otherwise
     seed = (rng.integers(0, np.iinfo(np.uint64).max, dtype=np.uint64, endpoint=True) if sample_rate < 1
             else np.uint64(0))
-    group, delta, base, tied = _k._calibration_pairs(h_cells, m_cells, starts, seed, sample_rate)
-    if len(group) == 0:
+    sizes = np.diff(starts)
+    n_pairs = float(np.sum(sizes * (sizes - 1) // 2))
+    # room for the sample up to 8 standard deviations above its mean: one pass, nothing to grow
+    capacity = min(n_pairs, sample_rate * n_pairs + 8 * np.sqrt(n_pairs * sample_rate * (1 - sample_rate)) + 64)
+    delta, code = _k._calibration_pairs(h_cells, m_cells, starts, seed, sample_rate, int(capacity))
+    if len(delta) == 0:
         raise ValueError("no pair of items with both human and metric scores in any group")
-    epsilons, values = _k._calibration_curve(group, delta, base, tied, len(starts) - 1,
-                                             0 if variant == "acc_eq" else 1)
+    epsilons, values = _k._calibration_curve(delta, code, len(starts) - 1, 0 if variant == "acc_eq" else 1)
     best = int(np.flatnonzero(values >= values.max() - 1e-12)[0])
-    return TieCalibrationResult(float(epsilons[best]), float(values[best]), epsilons, values, int(len(group)))
+    return TieCalibrationResult(float(epsilons[best]), float(values[best]), epsilons, values, int(len(delta)))
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from spalib import kendall_tau, pairs_permutation_test, tie_calibration
-from spalib._core.rank_kernels import _stable_order
+from spalib._core.rank_kernels import _calibration_pairs, _sorted_by_difference
 
 
 def counts(res):
@@ -305,4 +305,21 @@ def test_given_thresholds_equal_the_calibrated_ones():
     np.zeros(4), np.empty(0)])
 def test_calibration_sorts_its_differences_stably(values):
     # the curve's running sum depends on the order of equal differences: it must be the stable one
-    assert np.array_equal(_stable_order(values), np.argsort(values, kind="stable"))
+    order = np.argsort(values, kind="stable")
+    keys, payload = _sorted_by_difference(values.copy(), np.arange(len(values)))
+    assert np.array_equal(payload, order) and np.array_equal(keys, values[order])
+
+
+@pytest.mark.parametrize("capacity", [0, 1, 7, 10**4])
+def test_calibration_pairs_do_not_depend_on_the_first_guess_of_their_number(capacity):
+    rng = np.random.default_rng(4)
+    h, m = rng.integers(0, 3, 40).astype(float), rng.normal(size=40)
+    starts = np.array([0, 15, 15, 40])   # three groups, one empty
+    every = [(abs(m[i] - m[j]), g) for g, (lo, hi) in enumerate(zip(starts, starts[1:]))
+             for i in range(lo, hi) for j in range(i + 1, hi)]
+    delta, code = _calibration_pairs(h, m, starts, np.uint64(9), 1.0, capacity)
+    assert list(zip(delta, code >> 6)) == every   # all pairs, in enumeration order
+    sample = list(zip(*_calibration_pairs(h, m, starts, np.uint64(9), 0.3, capacity)))
+    assert sample == list(zip(*_calibration_pairs(h, m, starts, np.uint64(9), 0.3, 10**4)))
+    kept = iter(zip(delta, code))
+    assert 0 < len(sample) < len(every) and all(pair in kept for pair in sample)  # a subsequence

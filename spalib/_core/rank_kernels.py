@@ -129,28 +129,22 @@ def _kendall_like_counts(h, m, threshold):
     return concordant, discordant
 
 
+# A calibration pair's code: group << CODE_SHIFT | class with exact ties << 3 | class when tied.
+CODE_SHIFT = 6
+
+
 @njit(cache=True)
-def _calibration_pairs(h, m, group_starts, seed, sample_rate):
+def _calibration_pairs(h, m, group_starts, seed, sample_rate, capacity):
     """All within-group pairs (cells are contiguous per group) kept with probability
-    ``sample_rate``: returns group index, |metric difference|, class with the exact ties, and
-    the class the pair moves to when the metric calls it a tie.
+    ``sample_rate``, in enumeration order: each pair's |metric difference| and its code (group,
+    class with the exact ties, and the class the pair moves to when the metric calls it a tie).
 
     Pair ``q`` (in enumeration order) is kept when its counter-based uniform, drawn from ``seed``
-    and ``q``, is below ``sample_rate``: the sample is decided before any pair is stored, so the
-    memory is that of the kept pairs only.
+    and ``q``, is below ``sample_rate``.  ``capacity`` is the caller's guess of the number kept
+    (a few standard deviations above its mean): the arrays double should it be passed.
     """
-    n_kept = _enumerate_pairs(h, m, group_starts, seed, sample_rate, np.empty(0, dtype=np.int64), np.empty(0),
-                              np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), False)
-    group = np.empty(n_kept, dtype=np.int64)
-    delta = np.empty(n_kept)
-    base = np.empty(n_kept, dtype=np.int64)
-    tied = np.empty(n_kept, dtype=np.int64)
-    _enumerate_pairs(h, m, group_starts, seed, sample_rate, group, delta, base, tied, True)
-    return group, delta, base, tied
-
-
-@njit(cache=True)
-def _enumerate_pairs(h, m, group_starts, seed, sample_rate, group, delta, base, tied, store):
+    delta = np.empty(capacity)
+    code = np.empty(capacity, dtype=np.int64)
     p = 0
     q = np.uint64(0)
     for g in range(group_starts.shape[0] - 1):
@@ -159,19 +153,19 @@ def _enumerate_pairs(h, m, group_starts, seed, sample_rate, group, delta, base, 
                 q += np.uint64(1)
                 if sample_rate < 1.0 and (mix64(seed + q * GOLDEN) >> np.uint64(11)) * 2.0 ** -53 >= sample_rate:
                     continue
-                if store:
-                    dh = h[i] - h[j]
-                    dm = m[i] - m[j]
-                    group[p] = g
-                    delta[p] = abs(dm)
-                    if dh == 0:
-                        base[p] = THM if dm == 0 else TH
-                        tied[p] = THM
-                    else:
-                        base[p] = TM if dm == 0 else (C if (dh > 0) == (dm > 0) else D)
-                        tied[p] = TM
+                if p == delta.shape[0]:
+                    delta = np.concatenate((delta, np.empty(delta.shape[0] + 1)))
+                    code = np.concatenate((code, np.empty(code.shape[0] + 1, dtype=np.int64)))
+                dh = h[i] - h[j]
+                dm = m[i] - m[j]
+                delta[p] = abs(dm)
+                if dh == 0:
+                    base, tied = (THM if dm == 0 else TH), THM
+                else:
+                    base, tied = (TM if dm == 0 else (C if (dh > 0) == (dm > 0) else D)), TM
+                code[p] = (g << CODE_SHIFT) | (base << 3) | tied
                 p += 1
-    return p
+    return delta[:p], code[:p]
 
 
 @njit(cache=True)
@@ -182,46 +176,59 @@ def _group_value(counts, objective):
     return (counts[C] + counts[THM] - counts[D] - counts[TH] - counts[TM]) / total  # tau_eq
 
 
+_DIGIT_BITS = 11
+
+
 @njit(cache=True)
-def _stable_order(values):
-    """The stable ascending order of non-negative floats (what ``argsort(kind="stable")`` gives),
-    by a least-significant-digit radix sort of their bit patterns, which order non-negative floats
-    as the floats themselves: O(n) against the merge sort's O(n log n), for the calibration's
-    hundreds of thousands of pairs.
+def _sorted_by_difference(delta, code):
+    """``delta`` and ``code`` in the stable ascending order of ``delta`` (non-negative floats: the
+    order ``argsort(kind="stable")`` gives), by a least-significant-digit radix sort of their bit
+    patterns, which order non-negative floats as the floats themselves, moving both arrays in
+    every pass: O(n) against the merge sort's O(n log n), and no look-up out of order
+    afterwards, for the calibration's tens of millions of pairs.  The passes alternate between
+    the inputs and one buffer each: the inputs are overwritten.
     """
-    keys = values.view(np.uint64)
+    keys = delta.view(np.uint64)
     n = keys.shape[0]
-    order = np.arange(n)
-    moved = np.empty(n, dtype=np.int64)
-    offsets = np.empty(65537, dtype=np.int64)
-    for pass_ in range(4):
-        shift = np.uint64(16 * pass_)
-        offsets[:] = 0
-        for i in range(n):
-            offsets[((keys[i] >> shift) & np.uint64(0xFFFF)) + 1] += 1
-        if offsets.max() == n:  # one digit value for all: this pass would move nothing
+    n_digits = 1 << _DIGIT_BITS
+    n_passes = (64 + _DIGIT_BITS - 1) // _DIGIT_BITS
+    mask = np.uint64(n_digits - 1)
+    counts = np.zeros((n_passes, n_digits), dtype=np.int64)
+    for i in range(n):
+        for pass_ in range(n_passes):
+            counts[pass_, (keys[i] >> np.uint64(_DIGIT_BITS * pass_)) & mask] += 1
+    keys_to, code_to = np.empty_like(keys), np.empty_like(code)
+    offsets = np.empty(n_digits, dtype=np.int64)
+    for pass_ in range(n_passes):
+        if counts[pass_].max() == n:  # one digit value for all: this pass would move nothing
             continue
-        for digit in range(65536):
-            offsets[digit + 1] += offsets[digit]
+        shift = np.uint64(_DIGIT_BITS * pass_)
+        total = 0
+        for digit in range(n_digits):
+            offsets[digit] = total
+            total += counts[pass_, digit]
         for i in range(n):
-            digit = (keys[order[i]] >> shift) & np.uint64(0xFFFF)
-            moved[offsets[digit]] = order[i]
+            digit = (keys[i] >> shift) & mask
+            keys_to[offsets[digit]] = keys[i]
+            code_to[offsets[digit]] = code[i]
             offsets[digit] += 1
-        order, moved = moved, order
-    return order
+        keys, keys_to = keys_to, keys
+        code, code_to = code_to, code
+    return keys.view(np.float64), code
 
 
 @njit(cache=True)
-def _calibration_curve(group, delta, base, tied, n_groups, objective):
+def _calibration_curve(delta, code, n_groups, objective):
     """Statistic as a function of epsilon: candidates are 0 and every distinct |difference|.
     Moving pairs into their tie class one at a time in order of |difference| keeps a running
-    sum of the per-group statistics, so the whole curve costs O(P log P).
+    sum of the per-group statistics, so the whole curve costs O(P) after an O(P) sort.
+    Overwrites ``delta`` and ``code``.
     """
     counts = np.zeros((n_groups, 5), dtype=np.int64)
     has_pairs = np.zeros(n_groups, dtype=np.bool_)
-    for p in range(group.shape[0]):
-        counts[group[p], base[p]] += 1
-        has_pairs[group[p]] = True
+    for p in range(code.shape[0]):
+        counts[code[p] >> CODE_SHIFT, (code[p] >> 3) & 7] += 1
+        has_pairs[code[p] >> CODE_SHIFT] = True
     n_used = 0
     running = 0.0
     values = np.zeros(n_groups)
@@ -230,25 +237,27 @@ def _calibration_curve(group, delta, base, tied, n_groups, objective):
             values[g] = _group_value(counts[g], objective)
             running += values[g]
             n_used += 1
-    order = _stable_order(delta)
+    delta, code = _sorted_by_difference(delta, code)  # (the caller's arrays are overwritten)
     epsilons = np.empty(delta.shape[0] + 1)
     curve = np.empty(delta.shape[0] + 1)
     epsilons[0] = 0.0
     curve[0] = running / n_used if n_used else 0.0
     size = 1
-    for idx in order:
-        g = group[idx]
-        if base[idx] != tied[idx]:
-            counts[g, base[idx]] -= 1
-            counts[g, tied[idx]] += 1
+    for p in range(delta.shape[0]):
+        g = code[p] >> CODE_SHIFT
+        base = (code[p] >> 3) & 7
+        tied = code[p] & 7
+        if base != tied:
+            counts[g, base] -= 1
+            counts[g, tied] += 1
             new = _group_value(counts[g], objective)
             running += new - values[g]
             values[g] = new
         value = running / n_used
-        if delta[idx] == epsilons[size - 1]:
+        if delta[p] == epsilons[size - 1]:
             curve[size - 1] = value
         else:
-            epsilons[size] = delta[idx]
+            epsilons[size] = delta[p]
             curve[size] = value
             size += 1
     return epsilons[:size], curve[:size]
