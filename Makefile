@@ -53,6 +53,8 @@ book: $(INSTALLED) data $(MATHJAX)
 	@if [ "$$(cat _build/.inputs-hash 2>/dev/null)" != "$(INPUTS_HASH)" ]; then \
 	  echo "spalib, requirements or the chapters' input files changed: clearing the execution cache"; \
 	  rm -rf _build/.jupyter_cache _build/.doctrees _build/jupyter_execute; echo "$(INPUTS_HASH)" > _build/.inputs-hash; fi
+	@# the chapters side by side, one thread each, into the execution cache the build then reads
+	$(PY) _ext/execute_chapters.py
 	$(VENV)/bin/jupyter-book build . -W -n --keep-going
 	test -f _build/html/index.html || { echo "no _build/html/index.html: the build failed"; exit 1; }
 
