@@ -6,7 +6,7 @@ not cached yet one per core, longest first, each kernel on one thread (numba and
 cores that is about a third faster than one chapter at a time on every thread, because a chapter
 spends most of its time in single-threaded Python and a parallel kernel's threads wait on each
 other when two processes share the cores.  The results do not depend on the thread count.
-:data:`ALONE` run first, one at a time, on every thread.
+:data:`ALONE` run last, one at a time, on every thread.
 
 A chapter's cache entry is keyed, as Jupyter Book keys it, by its code cells and kernel: it is
 the notebook MyST-NB reads (``myst_nb_md``), executed in its own folder with the book's
@@ -90,7 +90,7 @@ def main() -> int:
     pending.sort(key=lambda p: seconds.get(p.relative_to(BOOK).as_posix(), 10), reverse=True)
     alone = [p for p in pending if p.relative_to(BOOK).as_posix() in ALONE]
     rest = [p for p in pending if p not in alone]
-    print(f"execute_chapters: {len(pending)} to run ({len(alone)} alone, then {jobs} at a time on one thread each)")
+    print(f"execute_chapters: {len(pending)} to run, {jobs} at a time on one thread each, then {len(alone)} alone")
     failed = []
 
     def store(path, notebook, took, error):
@@ -106,12 +106,12 @@ def main() -> int:
         SECONDS.write_text(json.dumps(seconds, indent=1, sort_keys=True))
 
     start = time.perf_counter()
-    for path in alone:
-        store(path, *execute(path, timeout, allow_errors, {}))
     with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
         futures = {pool.submit(execute, path, timeout, allow_errors, ONE_THREAD): path for path in rest}
         for future in as_completed(futures):
             store(futures[future], *future.result())
+    for path in alone:   # last: the others have compiled most of the kernels it loads
+        store(path, *execute(path, timeout, allow_errors, {}))
     print(f"execute_chapters: done in {time.perf_counter() - start:.0f} s")
     return 1 if failed else 0
 
