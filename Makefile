@@ -30,8 +30,7 @@ help:
 $(INSTALLED): requirements.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	@# no bytecode now: Python writes it on first import, for the modules actually used (38 -> 16 s here)
-	$(PY) -m pip install --quiet --no-compile -r requirements.txt
+	$(PY) -m pip install --quiet -r requirements.txt
 	touch $@
 
 data: $(INSTALLED)

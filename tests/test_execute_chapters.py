@@ -18,7 +18,8 @@ BOOK = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(BOOK / "_ext"))
 import execute_chapters  # noqa: E402
 
-CHAPTERS = execute_chapters.chapters()
+SETTINGS = execute_chapters.book_settings()
+CHAPTERS = [p for p in execute_chapters.chapters() if execute_chapters.read(p, *SETTINGS) is not None]
 
 
 def test_every_chapter_of_the_table_of_contents_is_executed():
@@ -26,6 +27,22 @@ def test_every_chapter_of_the_table_of_contents_is_executed():
     names = {p.relative_to(BOOK).with_suffix("").as_posix() for p in CHAPTERS}
     assert names == listed == {f"chapters/{p.stem}" for p in (BOOK / "chapters").glob("*.md")}
     assert {name.removesuffix(".md") for name in [*execute_chapters.ALONE, *execute_chapters.TYPICAL_SECONDS]} <= names
+
+
+def test_it_executes_as_the_build_would():
+    config = yaml.safe_load((BOOK / "_config.yml").read_text(encoding="utf-8"))["execute"]
+    _, nb_config = SETTINGS
+    assert (nb_config.execution_mode, nb_config.execution_timeout, nb_config.execution_allow_errors,
+            nb_config.execution_in_temp) == (config["execute_notebooks"], config["timeout"],
+                                             config["allow_errors"], config["run_in_temp"])
+    assert nb_config.execution_cache_path == str(BOOK / "_build" / ".jupyter_cache")
+
+
+def test_a_damaged_record_of_run_times_is_ignored(tmp_path, monkeypatch):
+    monkeypatch.setattr(execute_chapters, "SECONDS", tmp_path / "seconds.json")
+    assert execute_chapters.recorded_seconds() == {}
+    (tmp_path / "seconds.json").write_text('{"chapters/spa.md": 1', encoding="utf-8")   # cut short
+    assert execute_chapters.recorded_seconds() == {}
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=[c.stem for c in CHAPTERS])
@@ -36,7 +53,7 @@ def test_a_chapter_is_cached_under_the_key_the_book_build_looks_up(chapter, tmp_
     in_sphinx = read_myst_markdown_notebook(chapter.read_text(encoding="utf-8"), config=md_config,
                                             add_source_map=True, path=str(chapter))
     cache = get_cache(str(tmp_path))
-    executed = execute_chapters.myst_nb_reader_plugin(str(chapter))
+    executed = execute_chapters.read(chapter, *SETTINGS)
     for number, cell in enumerate(c for c in executed.cells if c.cell_type == "code"):
         cell.execution_count = number + 1
         cell.outputs = [nbformat.v4.new_output("stream", text="ran\n")]
@@ -44,3 +61,13 @@ def test_a_chapter_is_cached_under_the_key_the_book_build_looks_up(chapter, tmp_
     assert cache.match_cache_notebook(in_sphinx).uri == str(chapter)
     _, merged = cache.merge_match_into_notebook(in_sphinx)
     assert all(c.outputs for c in merged.cells if c.cell_type == "code")
+
+
+def test_a_failing_cell_comes_back_as_its_error(tmp_path):
+    cells = [nbformat.v4.new_code_cell("from pathlib import Path; Path('ran').touch()"),
+             nbformat.v4.new_code_cell("raise ValueError('the chapter is wrong')")]
+    notebook = nbformat.v4.new_notebook(cells=cells, metadata={"kernelspec": {
+        "name": "python3", "display_name": "Python 3", "language": "python"}})
+    executed, seconds, error = execute_chapters.execute(notebook, tmp_path, SETTINGS[1], {})
+    assert "ValueError" in error and "the chapter is wrong" in error and seconds > 0
+    assert executed.cells[0].execution_count == 1 and (tmp_path / "ran").exists()   # in its folder
