@@ -275,7 +275,7 @@ def tie_calibration(human, metric, *, variant: str = "acc_eq", grouping: str = "
     -----
     The candidates are 0 and every distinct absolute difference between the metric scores of a
     pair in a group; the statistic at every candidate is computed in one sweep over the pairs
-    sorted by that difference, O(P log P) for P pairs.  Cells where the human *or* the metric
+    sorted by that difference (a radix sort: O(P) for P pairs).  Cells where the human *or* the metric
     score is missing are left out (as mt-metrics-eval does here).  Among equal best values the
     smallest ``epsilon`` wins (values within 1e-12 count as equal: the running sums round).
 

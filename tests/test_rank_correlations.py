@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from spalib import kendall_tau, pairs_permutation_test, tie_calibration
-from spalib._core.rank_kernels import _calibration_pairs, _sorted_by_difference
+from spalib._core.rank_kernels import C, D, TH, THM, TM, _calibration_pairs, _sorted_by_difference
 
 
 def counts(res):
@@ -313,12 +313,19 @@ def test_calibration_sorts_its_differences_stably(values):
 @pytest.mark.parametrize("capacity", [0, 1, 7, 10**4])
 def test_calibration_pairs_do_not_depend_on_the_first_guess_of_their_number(capacity):
     rng = np.random.default_rng(4)
-    h, m = rng.integers(0, 3, 40).astype(float), rng.normal(size=40)
+    h, m = rng.integers(0, 3, 40).astype(float), rng.normal(size=40).round(1)   # ties in both
     starts = np.array([0, 15, 15, 40])   # three groups, one empty
-    every = [(abs(m[i] - m[j]), g) for g, (lo, hi) in enumerate(zip(starts, starts[1:]))
-             for i in range(lo, hi) for j in range(i + 1, hi)]
+    def pair_class(dh, dm):   # with exact ties, and when the metric calls the pair a tie
+        if dh == 0:
+            return (THM if dm == 0 else TH), THM
+        return (TM if dm == 0 else (C if (dh > 0) == (dm > 0) else D)), TM
+
+    every = [(abs(m[i] - m[j]), g << 6 | base << 3 | tied)
+             for g, (lo, hi) in enumerate(zip(starts, starts[1:])) for i in range(lo, hi)
+             for j in range(i + 1, hi) for base, tied in [pair_class(h[i] - h[j], m[i] - m[j])]]
     delta, code = _calibration_pairs(h, m, starts, np.uint64(9), 1.0, capacity)
-    assert list(zip(delta, code >> 6)) == every   # all pairs, in enumeration order
+    assert list(zip(delta, code)) == every   # all pairs, in enumeration order
+    assert {c >> 3 & 7 for _, c in every} == {C, D, TH, TM, THM}
     sample = list(zip(*_calibration_pairs(h, m, starts, np.uint64(9), 0.3, capacity)))
     assert sample == list(zip(*_calibration_pairs(h, m, starts, np.uint64(9), 0.3, 10**4)))
     kept = iter(zip(delta, code))
