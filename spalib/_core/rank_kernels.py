@@ -193,20 +193,20 @@ def _sorted_by_difference(delta, code):
     n_digits = 1 << _DIGIT_BITS
     n_passes = (64 + _DIGIT_BITS - 1) // _DIGIT_BITS
     mask = np.uint64(n_digits - 1)
-    counts = np.zeros((n_passes, n_digits), dtype=np.int64)
+    histograms = np.zeros((n_passes, n_digits), dtype=np.int64)   # of each pass's digit
     for i in range(n):
         for pass_ in range(n_passes):
-            counts[pass_, (keys[i] >> np.uint64(_DIGIT_BITS * pass_)) & mask] += 1
+            histograms[pass_, (keys[i] >> np.uint64(_DIGIT_BITS * pass_)) & mask] += 1
     keys_to, code_to = np.empty_like(keys), np.empty_like(code)
     offsets = np.empty(n_digits, dtype=np.int64)
     for pass_ in range(n_passes):
-        if counts[pass_].max() == n:  # one digit value for all: this pass would move nothing
+        if histograms[pass_].max() == n:  # one digit value for all: this pass would move nothing
             continue
         shift = np.uint64(_DIGIT_BITS * pass_)
         total = 0
         for digit in range(n_digits):
             offsets[digit] = total
-            total += counts[pass_, digit]
+            total += histograms[pass_, digit]
         for i in range(n):
             digit = (keys[i] >> shift) & mask
             keys_to[offsets[digit]] = keys[i]
