@@ -151,6 +151,33 @@ def test_perm_both_spa_decides_in_float64_what_float32_cannot():
     assert not same_spa(np.transpose(float32_only), slow)
 
 
+def test_perm_both_spa_product_in_row_blocks_changes_no_draw():
+    """The block product runs in one row block per numba thread, each a one-thread BLAS product;
+    on integer scores every product is exact, and with the grid-plus-offset scores every
+    decision is near a threshold: one block or two, the draws are the same, and BLAS's thread
+    count is as it was.
+    """
+    import numba
+    from threadpoolctl import threadpool_info
+
+    moved = np.random.default_rng(0).integers(-9, 10, size=(37, 64)).astype(np.float32)
+    bits = np.random.default_rng(1).integers(0, 2, size=(50, 64)).astype(np.float32)
+    blas_threads = [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+    rng = np.random.default_rng(11)
+    human = rng.normal(size=(5, 21))
+    a, b = rng.integers(-3, 4, size=(2, 5, 21)) + 2.0 ** -30 * rng.integers(1, 100, size=(2, 5, 21))
+    draws = {}
+    for threads in (1, 2):
+        numba.set_num_threads(threads)
+        try:
+            np.testing.assert_array_equal(perm_both._sign_product(moved, bits), moved @ bits.T)
+            draws[threads] = certified_and_from_scratch(human, a, b, 400, 8, 5)[0]
+        finally:
+            numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    np.testing.assert_array_equal(draws[1], draws[2])
+    assert [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"] == blas_threads
+
+
 @pytest.mark.parametrize("n_segments, scale", [(1500, 1.0), (1500, 1e-40), (2100, 1.0)])
 def test_perm_both_spa_on_many_segments_and_tiny_differences(n_segments, scale):
     """Long rows (where the float32 bound is widest; past spalib's limit the product is float64)
