@@ -19,7 +19,17 @@ export OMP_WAIT_POLICY ?= PASSIVE
 INPUTS_HASH = $(shell cat requirements.txt pyproject.toml $$(find spalib -name '*.py' | sort) \
 	$$(find chapters/published benchmarks -type f \( -name '*.csv' -o -name '*.py' \) | sort) | sha256sum | cut -c1-16)
 
-.PHONY: book test data check-html clean help
+.PHONY: book test data check-html clean help kernels
+
+# numba reuses a cached kernel while its own file is unchanged, even when a kernel it calls from
+# another file has changed (a pull or a branch switch can do that): forget every compiled kernel
+# of spalib whenever any of its sources changes
+SOURCES_HASH = $(shell cat $$(find spalib -name '*.py' | sort) | sha256sum | cut -c1-16)
+KERNELS_HASH := spalib/__pycache__/sources-hash
+kernels:
+	@if [ "$$(cat $(KERNELS_HASH) 2>/dev/null)" != "$(SOURCES_HASH)" ]; then \
+	  find spalib \( -name '*.nbi' -o -name '*.nbc' \) -delete; mkdir -p spalib/__pycache__; \
+	  echo "$(SOURCES_HASH)" > $(KERNELS_HASH); fi
 
 help:
 	@echo "make book        build _build/html, executing every chapter (creates $(VENV) if needed)"
@@ -48,7 +58,7 @@ $(MATHJAX): $(INSTALLED)
 	[shutil.copytree(src / d, dst / d, dirs_exist_ok=True) for d in ("input/tex/extensions", "output/chtml/fonts", "ui", "a11y")]; \
 	shutil.copy2(src / "tex-mml-chtml.js", dst / "tex-mml-chtml.js")'
 
-book: $(INSTALLED) data $(MATHJAX)
+book: $(INSTALLED) data $(MATHJAX) kernels
 	@mkdir -p _build
 	@if [ "$$(cat _build/.inputs-hash 2>/dev/null)" != "$(INPUTS_HASH)" ]; then \
 	  echo "spalib, requirements or the chapters' input files changed: clearing the execution cache"; \
@@ -59,7 +69,7 @@ book: $(INSTALLED) data $(MATHJAX)
 	test -f _build/html/index.html || { echo "no _build/html/index.html: the build failed"; exit 1; }
 
 # the tests read the real data too: fetch it first, as `make book` does, whichever comes first
-test: $(INSTALLED) data
+test: $(INSTALLED) data kernels
 	$(VENV)/bin/ruff check spalib tests benchmarks _ext
 	$(PY) -m pytest --doctest-modules spalib tests
 
