@@ -110,12 +110,12 @@ def metric_intervals(human, metrics: dict, *, statistic: str = "spa", confidence
         samples = bootstrap._bootstrap_spa_normal(human, metrics, counts, False)
     elif statistic == "pa":
         tol = max(sign_kernels.tie_tolerance(m) for m in metrics)
-        metric_sums = np.stack([counts @ m.T for m in metrics])
-        samples = bootstrap._bootstrap_pa(counts @ human.T, metric_sums, tol)
+        metric_sums = np.stack([bootstrap._resample_sums(counts, m) for m in metrics])
+        samples = bootstrap._bootstrap_pa(bootstrap._resample_sums(counts, human), metric_sums, tol)
     else:
         per_item = np.stack([_item_accuracies(human, m, None if epsilons is None else epsilons[n])
                              for n, m in zip(names, metrics)])
-        samples = counts @ per_item.T / n_segments
+        samples = bootstrap._resample_sums(counts, per_item) / n_segments
     tail = 100 * (1 - level) / 2
     low, high = np.percentile(samples, [tail, 100 - tail], axis=0)
     return pd.DataFrame({"low": low, "high": high}, index=pd.Index(names, name="metric"))

@@ -7,10 +7,12 @@ import subprocess
 import sys
 
 
-def output_per_thread_count(code: str, thread_counts=(1, 2)) -> dict[int, str]:
-    """What ``python -c code`` prints with each numba thread count (a fresh process each)."""
+def output_per_thread_count(code: str, thread_counts=(1, 2), variable="NUMBA_NUM_THREADS") -> dict[int, str]:
+    """What ``python -c code`` prints with each numba (or ``variable``'s) thread count (a fresh
+    process each).
+    """
     return {
         threads: subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                                env={**os.environ, "NUMBA_NUM_THREADS": str(threads)}).stdout
+                                env={**os.environ, variable: str(threads)}).stdout
         for threads in thread_counts
     }

@@ -222,6 +222,20 @@ def test_rank_metrics_is_the_same_for_every_numba_thread_count():
     assert outputs[1] == outputs[2]
 
 
+def test_intervals_are_the_same_for_every_blas_thread_count():
+    """The bootstrap's sums over drawn segments are summed in one order, not by a BLAS product
+    (whose rounding follows its threads): PA's system totals and acc_eq's item accuracies.
+    """
+    code = ("import numpy as np, pandas as pd, spalib\n"
+            "rng = np.random.default_rng(0); h = rng.normal(size=(8, 400))\n"
+            "ms = {f'm{k}': pd.DataFrame(h + s * rng.normal(size=h.shape)) for k, s in enumerate((0.5, 1, 2))}\n"
+            "for stat in ('pa', 'acc_eq'):\n"
+            "    ci = spalib.ranking.metric_intervals(pd.DataFrame(h), ms, statistic=stat, rng=3)\n"
+            "    print(repr(ci.to_numpy().tolist()))\n")
+    outputs = output_per_thread_count(code, variable="OPENBLAS_NUM_THREADS")
+    assert outputs[1] == outputs[2] and outputs[1].count("[[") == 2
+
+
 def test_command_line_ranks_a_metric_file_and_names_mismatches(en_de, tmp_path, capsys):
     path = data.write_seg_score_file(ensemble(en_de), tmp_path / "Ensemble.seg.score")
     status = main(["rank", "--test-set", "wmt23", "--lp", "en-de", "--add", f"Ensemble={path}", "--stat", "pa",

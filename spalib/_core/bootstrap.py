@@ -28,6 +28,18 @@ def _bootstrap_spa_normal(human, metrics, counts, mid):
 
 
 @njit(cache=True, parallel=True)
+def _resample_sums(counts, rows):
+    """``counts @ rows.T`` (samples x rows), each sum in one order whatever the thread count:
+    a BLAS product's rounding follows its blocking and its threads.
+    """
+    out = np.empty((counts.shape[0], rows.shape[0]))
+    for b in prange(counts.shape[0]):
+        for r in range(rows.shape[0]):
+            out[b, r] = _dot(counts[b], rows[r])
+    return out
+
+
+@njit(cache=True, parallel=True)
 def _bootstrap_pa(human_sums, metric_sums, tol):
     """Pairwise accuracy of system totals on every bootstrap sample: ``human_sums`` is samples x
     systems, ``metric_sums`` metrics x samples x systems.  Returns samples x metrics.
