@@ -22,14 +22,14 @@ INPUTS_HASH = $(shell cat requirements.txt pyproject.toml $$(find spalib -name '
 .PHONY: book test data check-html clean help kernels
 
 # numba reuses a cached kernel while its own file is unchanged, even when a kernel it calls from
-# another file has changed (a pull or a branch switch can do that): forget every compiled kernel
-# of spalib whenever any of its sources changes
-SOURCES_HASH = $(shell cat $$(find spalib -name '*.py' | sort) | sha256sum | cut -c1-16)
-KERNELS_HASH := spalib/__pycache__/sources-hash
+# another file has changed (a pull or a branch switch can do that): the book and the tests keep
+# the compiled kernels in a folder of their own for each state of spalib's sources
+SOURCES_HASH := $(shell cat $$(find spalib -name '*.py' | sort) | sha256sum | cut -c1-16)
+KERNEL_CACHES := $(CURDIR)/_build/numba-cache
+export NUMBA_CACHE_DIR ?= $(KERNEL_CACHES)/$(SOURCES_HASH)
 kernels:
-	@if [ "$$(cat $(KERNELS_HASH) 2>/dev/null)" != "$(SOURCES_HASH)" ]; then \
-	  find spalib \( -name '*.nbi' -o -name '*.nbc' \) -delete; mkdir -p spalib/__pycache__; \
-	  echo "$(SOURCES_HASH)" > $(KERNELS_HASH); fi
+	@mkdir -p $(KERNEL_CACHES)
+	@find $(KERNEL_CACHES) -mindepth 1 -maxdepth 1 ! -name '$(SOURCES_HASH)' -exec rm -rf {} +
 
 help:
 	@echo "make book        build _build/html, executing every chapter (creates $(VENV) if needed)"

@@ -1,7 +1,8 @@
-"""What the Makefile does besides calling the tools: forgetting stale compiled kernels."""
+"""What the Makefile does besides calling the tools: a numba cache per state of spalib's sources."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -9,27 +10,33 @@ from pathlib import Path
 BOOK = Path(__file__).resolve().parents[1]
 
 
-def test_make_forgets_compiled_kernels_when_any_source_changes(tmp_path):
+def test_make_compiles_kernels_anew_for_every_state_of_the_sources(tmp_path):
     """numba reuses a cached kernel while its own file is unchanged, even when a kernel it calls
-    from another file has changed: ``make book`` and ``make test`` delete every compiled kernel
-    of spalib when any of its sources changes, and only then.
+    from another file has changed: ``make book`` and ``make test`` give numba a cache folder per
+    state of spalib's sources (a caller's own choice of folder kept), and ``make kernels``
+    removes the folders of earlier states.
     """
     shutil.copy(BOOK / "Makefile", tmp_path)
-    (tmp_path / "spalib" / "_core" / "__pycache__").mkdir(parents=True)
+    (tmp_path / "spalib" / "_core").mkdir(parents=True)
     caller, callee = tmp_path / "spalib" / "caller.py", tmp_path / "spalib" / "_core" / "callee.py"
     caller.write_text("from spalib._core.callee import f\n")
     callee.write_text("def f(): return 1\n")
-    compiled = [tmp_path / "spalib" / "_core" / "__pycache__" / f"caller.g-3.py311.{ext}" for ext in ("nbi", "nbc")]
+    environment = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
 
-    def make_kernels():
-        subprocess.run(["make", "-s", "kernels"], cwd=tmp_path, check=True, capture_output=True)
-        return [path.exists() for path in compiled]
+    def make(*args, **extra):
+        return subprocess.run(["make", "-s", *args], cwd=tmp_path, check=True, capture_output=True, text=True,
+                              env={**environment, **extra}).stdout.strip()
 
-    for path in compiled:
-        path.touch()
-    assert make_kernels() == [False, False]    # no record of the sources they were compiled from
-    for path in compiled:
-        path.touch()
-    assert make_kernels() == [True, True]      # the sources are unchanged
-    callee.write_text("def f(): return 2\n")
-    assert make_kernels() == [False, False]    # the callee changed, not the caller's file
+    def cache_folder(**extra):
+        return make("--eval", "show: ; @echo $$NUMBA_CACHE_DIR", "show", **extra)
+
+    first = cache_folder()
+    assert first.startswith(str(tmp_path / "_build" / "numba-cache")) and cache_folder() == first
+    assert cache_folder(NUMBA_CACHE_DIR="/elsewhere") == "/elsewhere"
+    Path(first).mkdir(parents=True)
+    callee.write_text("def f(): return 2\n")      # the callee changed, not the caller's file
+    second = cache_folder()
+    assert second != first
+    Path(second).mkdir(parents=True)
+    make("kernels")
+    assert not Path(first).exists() and Path(second).is_dir()

@@ -152,10 +152,11 @@ def test_perm_both_spa_decides_in_float64_what_float32_cannot():
 
 
 def test_perm_both_spa_product_in_row_blocks_changes_no_draw():
-    """The block product runs in one row block per numba thread, each a one-thread BLAS product;
-    on integer scores every product is exact, and with the grid-plus-offset scores every
-    decision is near a threshold: one block or two, the draws are the same, and BLAS's thread
-    count is as it was.
+    """The block product runs in one row block per numba thread, each a one-thread BLAS product:
+    on integer scores it is the product exactly; with the grid-plus-offset scores, whose every
+    decision is near a threshold, one block or two give the same draws; BLAS's thread count is
+    as it was.  (That no rounding of the product changes a decision is the certified kernel's
+    test above.)
     """
     import numba
     from threadpoolctl import threadpool_info
@@ -166,14 +167,15 @@ def test_perm_both_spa_product_in_row_blocks_changes_no_draw():
     rng = np.random.default_rng(11)
     human = rng.normal(size=(5, 21))
     a, b = rng.integers(-3, 4, size=(2, 5, 21)) + 2.0 ** -30 * rng.integers(1, 100, size=(2, 5, 21))
-    draws = {}
+    draws, previous = {}, numba.get_num_threads()
     for threads in (1, 2):
         numba.set_num_threads(threads)
         try:
             np.testing.assert_array_equal(perm_both._sign_product(moved, bits), moved @ bits.T)
             draws[threads] = certified_and_from_scratch(human, a, b, 400, 8, 5)[0]
         finally:
-            numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+            numba.set_num_threads(previous)
+    assert perm_both._sign_product(moved[:0], bits).shape == (0, 50)
     np.testing.assert_array_equal(draws[1], draws[2])
     assert [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"] == blas_threads
 

@@ -29,8 +29,8 @@ def _bootstrap_spa_normal(human, metrics, counts, mid):
 
 @njit(cache=True, parallel=True)
 def _resample_sums(counts, rows):
-    """``counts @ rows.T`` (samples x rows), each sum in one order whatever the thread count:
-    a BLAS product's rounding follows its blocking and its threads.
+    """``counts @ rows.T`` (samples x rows), each sum in the order :func:`_dot` compiles to on
+    this machine, whatever the thread count: a BLAS product's rounding follows its threads.
     """
     out = np.empty((counts.shape[0], rows.shape[0]))
     for b in prange(counts.shape[0]):

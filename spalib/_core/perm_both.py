@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import concurrent.futures
 import functools
+import os
+import threading
 
 import numba
 import numpy as np
@@ -107,19 +109,23 @@ def _threads(n: int) -> concurrent.futures.ThreadPoolExecutor:
     return concurrent.futures.ThreadPoolExecutor(n, thread_name_prefix="spalib-product")
 
 
+# a forked child has the pools but not their threads: it makes its own
+os.register_at_fork(after_in_child=_threads.cache_clear)
+_ONE_PRODUCT_AT_A_TIME = threading.Lock()  # the BLAS limit is process-wide: one caller sets it
+
+
 def _sign_product(moved, sign_bits):
     """``moved @ sign_bits.T`` in as many row blocks as numba has threads, each a one-thread BLAS
-    product on a thread of its own.
+    product on a thread of its own (with one numba thread: one product on BLAS's threads).
 
     A product on BLAS's own threads leaves them spinning when it ends (OpenBLAS: 2**28 cycles,
     ~0.1 s), taking cores from the numba kernel that follows: WMT23 zh-en, 100 draws on two
     cores, 26.7 ms a block that way, 22.4 ms this way.  The rounding of the product may change
-    with the blocks; no decision does (:func:`_certified_pvalues`).  Not for concurrent calls
-    from several threads of one process: the BLAS limit is process-wide.
+    with the blocks; no decision does (:func:`_certified_pvalues`'s bound holds for any order).
     """
     n_rows = moved.shape[0]
     n_blocks = min(numba.get_num_threads(), n_rows)
-    if n_blocks == 1:
+    if n_blocks <= 1:
         return moved @ sign_bits.T
     out = np.empty((n_rows, sign_bits.shape[0]), dtype=moved.dtype)
     cuts = np.linspace(0, n_rows, n_blocks + 1).astype(int)
@@ -127,7 +133,7 @@ def _sign_product(moved, sign_bits):
     def block(b):
         np.matmul(moved[cuts[b]:cuts[b + 1]], sign_bits.T, out=out[cuts[b]:cuts[b + 1]])
 
-    with _blas().limit(limits=1, user_api="blas"):
+    with _ONE_PRODUCT_AT_A_TIME, _blas().limit(limits=1, user_api="blas"):
         list(_threads(n_blocks).map(block, range(n_blocks)))
     return out
 
