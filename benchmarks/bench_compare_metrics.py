@@ -10,6 +10,7 @@ float32 matmul in every draw), and prints the ratios.
 from __future__ import annotations
 
 import time
+import timeit
 
 import numpy as np
 
@@ -35,12 +36,8 @@ def numpy_seconds_per_draw(human, a, b, n_draws=20, repeats=5):
     by a factor of two with what the machine did just before).
     """
     rng = np.random.default_rng(0)
-    runs = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        for _ in range(n_draws):
-            numpy_perm_both_draw(human, a, b, rng)
-        runs.append((time.perf_counter() - start) / n_draws)
+    runs = [run / n_draws for run in timeit.repeat(lambda: numpy_perm_both_draw(human, a, b, rng),
+                                                   number=n_draws, repeat=repeats)]
     seconds = float(np.median(runs))
     print(f"  NumPy, mt-metrics-eval style: {repeats} runs of {n_draws} draws of one pair, median "
           f"{1e3 * seconds:.2f} ms a draw (runs {1e3 * min(runs):.2f}-{1e3 * max(runs):.2f} ms)", flush=True)

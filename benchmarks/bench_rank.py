@@ -13,7 +13,7 @@ recomputed by float32 matrix products), and their ratio.
 from __future__ import annotations
 
 import argparse
-import time
+import timeit
 
 import numpy as np
 from bench_compare_metrics import numpy_seconds_per_draw, timed
@@ -39,12 +39,8 @@ def print_product_floor(tasks, ranking, spa_resamples=1000, block=100):
     rng = np.random.default_rng(0)
     moved = rng.random((block * n_systems, 8 * ((n_segments + 7) // 8)), dtype=np.float32)
     bits = rng.integers(0, 2, size=(spa_resamples, moved.shape[1])).astype(np.float32)
-    seconds = []
-    for _ in range(10):
-        start = time.perf_counter()
-        moved @ bits.T
-        seconds.append(time.perf_counter() - start)
-    rate = 2 * moved.shape[0] * moved.shape[1] * spa_resamples / min(seconds)
+    seconds = min(timeit.repeat(lambda: moved @ bits.T, number=1, repeat=10))
+    rate = 2 * moved.shape[0] * moved.shape[1] * spa_resamples / seconds
     print(f"  the SPA draws' sign products alone: {flops / 1e12:.1f} TFLOP, {flops / rate:.0f} s at the "
           f"{rate / 1e9:.0f} GFLOP/s this machine's BLAS reaches on a block of zh-en's shape")
 
