@@ -16,7 +16,7 @@ import spalib
 from conftest import output_per_thread_count
 from spalib import data
 from spalib.corpus_metrics import corpus_score, is_lower_better, segment_statistics
-from spalib._core.bootstrap import _resample_counts
+from spalib._core.bootstrap import _resample_counts, _resample_sum
 
 # --- TV9: the decomposition ----------------------------------------------------------------
 
@@ -483,3 +483,32 @@ def test_power_solves_the_equation_where_scipy_lower_tail_is_nan(effect):
     df, nc = 2 * n1 - 2, effect * np.sqrt(n1 / 2)
     crit = stats.t.isf(0.025, df)
     assert stats.nct.sf(crit, df, nc) + stats.nct.sf(crit, df, -nc) == pytest.approx(0.95, abs=1e-9)
+
+
+def _splitmix_rows(seed, group, n_draws, n_rows):
+    """The bootstrap's draws one after another, by the SplitMix64 definition in NumPy."""
+    def mix(z):
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return z ^ (z >> np.uint64(31))
+
+    golden = np.uint64(0x9E3779B97F4A7C15)
+    with np.errstate(over="ignore"):
+        state = mix(np.uint64(seed) ^ mix(np.uint64(group + 1) * golden))
+        steps = np.arange(1, n_draws + 1, dtype=np.uint64) * golden
+        return (mix(state + steps) >> np.uint64(32)) * np.uint64(n_rows) >> np.uint64(32)
+
+
+@pytest.mark.parametrize("n_draws", [0, 1, 511, 512, 513, 1300])
+def test_batched_draws_follow_the_stream_one_draw_after_another(n_draws):
+    """The kernels draw rows in batches (SIMD): the rows, their counts and the in-order sum are
+    those of drawing one row after another, across batch boundaries too."""
+    values = np.random.default_rng(5).normal(size=97)
+    rows = _splitmix_rows(2**63 + 11, 4, n_draws, values.size)
+    counts = np.empty(values.size)
+    _resample_counts(np.uint64(2**63 + 11), 4, n_draws, counts)
+    assert np.array_equal(counts, np.bincount(rows, minlength=values.size))
+    expected = 0.0
+    for row in rows:
+        expected += values[row]
+    assert _resample_sum(np.uint64(2**63 + 11), 4, n_draws, values) == expected
