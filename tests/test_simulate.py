@@ -247,3 +247,34 @@ def test_the_lab_refuses_bad_arguments_by_name(call, message):
     sim = spalib.simulate_replications([0, 1, 2], 10, {"a": MetricModel(), "b": MetricModel()}, 2, rng=0)
     with pytest.raises((ValueError, TypeError), match=message):
         call(sim)
+
+
+def _stream_bytes(key, first, n):
+    """Bytes ``first .. first + n - 1`` of a simulation stream, one at a time by definition:
+    byte ``i`` is byte ``i % 8`` of SplitMix64's word ``i // 8``."""
+    def mix(z):
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return z ^ (z >> np.uint64(31))
+
+    index = np.arange(first, first + n, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        words = mix(np.uint64(key) + (index // np.uint64(8) + np.uint64(1)) * np.uint64(0x9E3779B97F4A7C15))
+    return ((words >> (np.uint64(8) * (index % np.uint64(8)))) & np.uint64(255)).astype(np.uint8)
+
+
+@pytest.mark.parametrize("first_draw", [0, 3])
+def test_swap_masks_and_pair_signs_are_the_streams_bytes_in_order(first_draw):
+    kernels = simulation_kernels
+    key, n_draws, n_systems, n_groups = np.uint64(2**64 - 5), 7, 5, 3
+    cells = n_systems * n_groups
+    both = kernels.swap_masks(key, first_draw, n_draws, 0, n_systems, n_groups)
+    assert np.array_equal(both.reshape(-1), _stream_bytes(key, first_draw * cells, n_draws * cells))
+    inputs = kernels.swap_masks(key, first_draw, n_draws, 1, n_systems, n_groups)
+    by_group = _stream_bytes(key, first_draw * n_groups, n_draws * n_groups).reshape(n_draws, 1, n_groups)
+    assert np.array_equal(inputs, np.broadcast_to(by_group, inputs.shape))
+    systems = kernels.swap_masks(key, first_draw, n_draws, 2, n_systems, n_groups)
+    bit = _stream_bytes(key, first_draw * n_systems, n_draws * n_systems).reshape(n_draws, n_systems, 1) & 1
+    assert np.array_equal(systems, np.broadcast_to(bit * np.uint8(255), systems.shape))
+    signs = kernels.pair_signs(9, 4, n_draws, 8 * n_groups - 3)
+    assert np.array_equal(signs.reshape(-1), _stream_bytes(kernels._stream(9, 4), 0, n_draws * n_groups))

@@ -148,11 +148,11 @@ def metric_test_counts(human, first, second, statistic, scheme, n_resamples, blo
     used = np.zeros(n_replications, dtype=np.int64)
     for r in prange(n_replications):
         h = human[r]
-        human_sys = h.sum(axis=1) / n_segments
+        human_sys = _row_sums(h, False) / n_segments
         human_upper = _normal_upper(h, False)
         a = first[r]
         b = second[r]
-        tol = 1e-11 * max(np.abs(a).sum(axis=1).max(), np.abs(b).sum(axis=1).max())
+        tol = 1e-11 * max(_row_sums(a, True).max(), _row_sums(b, True).max())
         hybrid = np.empty((n_systems, n_segments))
         stat_a = _hybrid_statistic(a, a, keep_all, human_sys, human_upper, statistic, tol, hybrid)
         stat_b = _hybrid_statistic(b, b, keep_all, human_sys, human_upper, statistic, tol, hybrid)
@@ -173,6 +173,19 @@ def metric_test_counts(human, first, second, statistic, scheme, n_resamples, blo
             if p < early_min or p > early_max:
                 break
     return delta, extreme, used
+
+
+@njit(cache=True)
+def _row_sums(x, absolute):
+    """Each row's sum (of absolute values if ``absolute``) in column order: ``x.sum(axis=1)``'s
+    result, without its compile time (its axis check alone took 1.2 s; this kernel's first call
+    10.7 s with it, 6.9 s without).
+    """
+    out = np.zeros(x.shape[0])
+    for s in range(x.shape[0]):
+        for l in range(x.shape[1]):
+            out[s] += abs(x[s, l]) if absolute else x[s, l]
+    return out
 
 
 @njit(cache=True, parallel=True)
