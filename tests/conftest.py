@@ -16,3 +16,18 @@ def output_per_thread_count(code: str, thread_counts=(1, 2), variable="NUMBA_NUM
                                 env={**os.environ, variable: str(threads)}).stdout
         for threads in thread_counts
     }
+
+
+GOLDEN = 0x9E3779B97F4A7C15
+
+
+def splitmix64(z):
+    """SplitMix64's finaliser in NumPy (uint64 arrays, wrapping): the library's random streams
+    restated independently of its kernels."""
+    import numpy as np
+
+    z = np.asarray(z, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))

@@ -13,7 +13,7 @@ from hypothesis.extra import numpy as hnp
 from sacrebleu.metrics import BLEU, CHRF, TER
 
 import spalib
-from conftest import output_per_thread_count
+from conftest import GOLDEN, output_per_thread_count, splitmix64
 from spalib import data
 from spalib.corpus_metrics import corpus_score, is_lower_better, segment_statistics
 from spalib._core.bootstrap import _resample_counts, _resample_sum
@@ -487,16 +487,11 @@ def test_power_solves_the_equation_where_scipy_lower_tail_is_nan(effect):
 
 def _splitmix_rows(seed, group, n_draws, n_rows):
     """The bootstrap's draws one after another, by the SplitMix64 definition in NumPy."""
-    def mix(z):
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        return z ^ (z >> np.uint64(31))
-
-    golden = np.uint64(0x9E3779B97F4A7C15)
+    golden = np.uint64(GOLDEN)
     with np.errstate(over="ignore"):
-        state = mix(np.uint64(seed) ^ mix(np.uint64(group + 1) * golden))
+        state = splitmix64(np.uint64(seed) ^ splitmix64(np.uint64(group + 1) * golden))
         steps = np.arange(1, n_draws + 1, dtype=np.uint64) * golden
-        return (mix(state + steps) >> np.uint64(32)) * np.uint64(n_rows) >> np.uint64(32)
+        return (splitmix64(state + steps) >> np.uint64(32)) * np.uint64(n_rows) >> np.uint64(32)
 
 
 @pytest.mark.parametrize("n_draws", [0, 1, 511, 512, 513, 1300])

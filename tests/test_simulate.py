@@ -6,6 +6,7 @@ import pytest
 from scipy import stats
 
 import spalib
+from conftest import GOLDEN, splitmix64
 from spalib import metametrics
 from spalib._core import simulation_kernels
 from spalib.simulate import MetricModel, simulate_task
@@ -252,14 +253,9 @@ def test_the_lab_refuses_bad_arguments_by_name(call, message):
 def _stream_bytes(key, first, n):
     """Bytes ``first .. first + n - 1`` of a simulation stream, one at a time by definition:
     byte ``i`` is byte ``i % 8`` of SplitMix64's word ``i // 8``."""
-    def mix(z):
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        return z ^ (z >> np.uint64(31))
-
     index = np.arange(first, first + n, dtype=np.uint64)
     with np.errstate(over="ignore"):
-        words = mix(np.uint64(key) + (index // np.uint64(8) + np.uint64(1)) * np.uint64(0x9E3779B97F4A7C15))
+        words = splitmix64(np.uint64(key) + (index // np.uint64(8) + np.uint64(1)) * np.uint64(GOLDEN))
     return ((words >> (np.uint64(8) * (index % np.uint64(8)))) & np.uint64(255)).astype(np.uint8)
 
 
