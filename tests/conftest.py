@@ -6,6 +6,8 @@ import os
 import subprocess
 import sys
 
+import numpy as np
+
 
 def output_per_thread_count(code: str, thread_counts=(1, 2), variable="NUMBA_NUM_THREADS") -> dict[int, str]:
     """What ``python -c code`` prints with each numba (or ``variable``'s) thread count (a fresh
@@ -24,8 +26,6 @@ GOLDEN = 0x9E3779B97F4A7C15
 def splitmix64(z):
     """SplitMix64's finaliser in NumPy (uint64 arrays, wrapping): the library's random streams
     restated independently of its kernels."""
-    import numpy as np
-
     z = np.asarray(z, dtype=np.uint64)
     with np.errstate(over="ignore"):
         z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)

@@ -16,7 +16,7 @@ import spalib
 from conftest import GOLDEN, output_per_thread_count, splitmix64
 from spalib import data
 from spalib.corpus_metrics import corpus_score, is_lower_better, segment_statistics
-from spalib._core.bootstrap import _resample_counts, _resample_sum
+from spalib._core.bootstrap import _draw_rows, _resample_counts, _resample_sum, _stream
 
 # --- TV9: the decomposition ----------------------------------------------------------------
 
@@ -486,24 +486,32 @@ def test_power_solves_the_equation_where_scipy_lower_tail_is_nan(effect):
 
 
 def _splitmix_rows(seed, group, n_draws, n_rows):
-    """The bootstrap's draws one after another, by the SplitMix64 definition in NumPy."""
+    """The bootstrap's draws one after another, a step of the SplitMix64 state each, in NumPy."""
     golden = np.uint64(GOLDEN)
+    rows = np.empty(n_draws, dtype=np.uint64)
     with np.errstate(over="ignore"):
         state = splitmix64(np.uint64(seed) ^ splitmix64(np.uint64(group + 1) * golden))
-        steps = np.arange(1, n_draws + 1, dtype=np.uint64) * golden
-        return (splitmix64(state + steps) >> np.uint64(32)) * np.uint64(n_rows) >> np.uint64(32)
+        for i in range(n_draws):
+            state = state + golden
+            rows[i] = (splitmix64(state) >> np.uint64(32)) * np.uint64(n_rows) >> np.uint64(32)
+    return rows
 
 
 @pytest.mark.parametrize("n_draws", [0, 1, 511, 512, 513, 1300])
 def test_batched_draws_follow_the_stream_one_draw_after_another(n_draws):
     """The kernels draw rows in batches (SIMD): the rows, their counts and the in-order sum are
     those of drawing one row after another, across batch boundaries too."""
+    seed, group = np.uint64(2**63 + 11), 4
     values = np.random.default_rng(5).normal(size=97)
-    rows = _splitmix_rows(2**63 + 11, 4, n_draws, values.size)
+    rows = _splitmix_rows(seed, group, n_draws, values.size)
+    drawn = np.empty(n_draws, dtype=np.uint64)
+    after = _draw_rows(_stream(seed, group), values.size, drawn)
+    assert np.array_equal(drawn, rows)
+    assert after == (int(_stream(seed, group)) + n_draws * GOLDEN) % 2**64   # the state after them
     counts = np.empty(values.size)
-    _resample_counts(np.uint64(2**63 + 11), 4, n_draws, counts)
-    assert np.array_equal(counts, np.bincount(rows, minlength=values.size))
+    _resample_counts(seed, group, n_draws, counts)
+    assert np.array_equal(counts, np.bincount(rows.astype(np.int64), minlength=values.size))
     expected = 0.0
     for row in rows:
         expected += values[row]
-    assert _resample_sum(np.uint64(2**63 + 11), 4, n_draws, values) == expected
+    assert _resample_sum(seed, group, n_draws, values) == expected

@@ -1,5 +1,8 @@
 """The simulation lab's generator: its moments, its truth, and p-values uniform under its null."""
 
+import functools
+import operator
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -251,8 +254,8 @@ def test_the_lab_refuses_bad_arguments_by_name(call, message):
 
 
 def _stream_bytes(key, first, n):
-    """Bytes ``first .. first + n - 1`` of a simulation stream, one at a time by definition:
-    byte ``i`` is byte ``i % 8`` of SplitMix64's word ``i // 8``."""
+    """Bytes ``first .. first + n - 1`` of a simulation stream, by its definition: byte ``i`` is
+    byte ``i % 8`` of word ``i // 8``, ``splitmix64(key + (i // 8 + 1) * GOLDEN)``."""
     index = np.arange(first, first + n, dtype=np.uint64)
     with np.errstate(over="ignore"):
         words = splitmix64(np.uint64(key) + (index // np.uint64(8) + np.uint64(1)) * np.uint64(GOLDEN))
@@ -261,6 +264,8 @@ def _stream_bytes(key, first, n):
 
 @pytest.mark.parametrize("first_draw", [0, 3])
 def test_swap_masks_and_pair_signs_are_the_streams_bytes_in_order(first_draw):
+    """PERM-BOTH's masks are the stream's bytes in order, PERM-INPUTS' one byte a group for every
+    system, PERM-SYSTEMS' the lowest bit of one byte a system; the pair test's signs its bytes."""
     kernels = simulation_kernels
     key, n_draws, n_systems, n_groups = np.uint64(2**64 - 5), 7, 5, 3
     cells = n_systems * n_groups
@@ -272,5 +277,16 @@ def test_swap_masks_and_pair_signs_are_the_streams_bytes_in_order(first_draw):
     systems = kernels.swap_masks(key, first_draw, n_draws, 2, n_systems, n_groups)
     bit = _stream_bytes(key, first_draw * n_systems, n_draws * n_systems).reshape(n_draws, n_systems, 1) & 1
     assert np.array_equal(systems, np.broadcast_to(bit * np.uint8(255), systems.shape))
+    with np.errstate(over="ignore"):   # replication 4 of seed 9: key mix(9 ^ mix(5 * GOLDEN))
+        replication_key = splitmix64(np.uint64(9) ^ splitmix64(np.uint64(5) * np.uint64(GOLDEN)))
     signs = kernels.pair_signs(9, 4, n_draws, 8 * n_groups - 3)
-    assert np.array_equal(signs.reshape(-1), _stream_bytes(kernels._stream(9, 4), 0, n_draws * n_groups))
+    assert np.array_equal(signs.reshape(-1), _stream_bytes(replication_key, 0, n_draws * n_groups))
+
+
+def test_row_sums_are_numpys_row_sums_in_column_order():
+    x = np.random.default_rng(6).normal(size=(4, 37)) * 10.0 ** np.arange(37)
+    x[3] = -0.0
+    for absolute in (False, True):
+        sums = simulation_kernels._row_sums(x, absolute)
+        expected = [functools.reduce(operator.add, np.abs(row) if absolute else row, 0.0) for row in x]
+        assert sums.tobytes() == np.array(expected).tobytes()   # +0.0 for the row of -0.0 too

@@ -62,15 +62,15 @@ def _stream(seed, group):
 
 
 _BATCH = 512
-"""Rows drawn at a time: the random numbers of a counter-based stream do not depend on each
-other, so a batch of them is computed in SIMD lanes (the draws of Wei & Jia's bootstrap, WMT
-to-English DA: 1.65 ns each one after another, 1.1 ns a batch at a time)."""
+"""Rows drawn at a time: drawn apart from the counting or summing that follows (which goes one
+row after another), a batch's random numbers are computed in SIMD lanes (AVX-512 here: 1.6 ns a
+draw one after another, 1.1 ns a batch at a time)."""
 
 
 @njit(cache=True)
 def _draw_rows(state, n, rows):
     """Fill ``rows`` with the stream's next ``rows.size`` rows in [0, n) and return the state after
-    them; draw ``i`` is ``(32 random bits of state + (i + 1) * GOLDEN) * n >> 32`` (bias < n / 2**32).
+    them: row ``i`` is ``(mix64(state + (i + 1) * GOLDEN) >> 32) * n >> 32`` (bias < n / 2**32).
     """
     for i in range(rows.size):
         rows[i] = (mix64(state + np.uint64(i + 1) * GOLDEN) >> np.uint64(32)) * np.uint64(n) >> np.uint64(32)

@@ -177,9 +177,10 @@ def metric_test_counts(human, first, second, statistic, scheme, n_resamples, blo
 
 @njit(cache=True)
 def _row_sums(x, absolute):
-    """Each row's sum (of absolute values if ``absolute``) in column order: ``x.sum(axis=1)``'s
-    result, without its compile time (its axis check alone took 1.2 s; this kernel's first call
-    10.7 s with it, 6.9 s without).
+    """Each row's sum (of absolute values if ``absolute``) in column order from +0.0: the sums of
+    ``x.sum(axis=1)`` (up to the sign of a NaN), compiled in a fraction of its time and without
+    the temporary array of ``np.abs(x)`` (:func:`metric_test_counts` compiles in two thirds of the
+    time it took with them).
     """
     out = np.zeros(x.shape[0])
     for s in range(x.shape[0]):
