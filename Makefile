@@ -47,10 +47,11 @@ $(INSTALLED): requirements.txt pyproject.toml
 	  $(PY) -m pip install --quiet --upgrade pip && $(PY) -m pip install --quiet -r requirements.txt; fi
 	touch $@
 
+# python -m spalib.data ensure, where and prepare, in one process: each would import spalib
+# (numba, pandas, scipy: 1.2 s) again
 data: $(INSTALLED)
-	$(PY) -m spalib.data ensure
-	$(PY) -m spalib.data where
-	$(PY) -m spalib.data prepare
+	$(PY) -c 'import sys; from spalib.data.__main__ import main; \
+	sys.exit(main(["ensure"]) or main(["where"]) or main(["prepare"]))'
 
 MATHJAX := _static/mathjax/tex-mml-chtml.js
 
