@@ -266,20 +266,19 @@ def _stream_bytes(key, first, n):
 def test_swap_masks_and_pair_signs_are_the_streams_bytes_in_order(first_draw):
     """PERM-BOTH's masks are the stream's bytes in order, PERM-INPUTS' one byte a group for every
     system, PERM-SYSTEMS' the lowest bit of one byte a system; the pair test's signs its bytes."""
-    kernels = simulation_kernels
     key, n_draws, n_systems, n_groups = np.uint64(2**64 - 5), 7, 5, 3
     cells = n_systems * n_groups
-    both = kernels.swap_masks(key, first_draw, n_draws, 0, n_systems, n_groups)
+    both = simulation_kernels.swap_masks(key, first_draw, n_draws, 0, n_systems, n_groups)
     assert np.array_equal(both.reshape(-1), _stream_bytes(key, first_draw * cells, n_draws * cells))
-    inputs = kernels.swap_masks(key, first_draw, n_draws, 1, n_systems, n_groups)
+    inputs = simulation_kernels.swap_masks(key, first_draw, n_draws, 1, n_systems, n_groups)
     by_group = _stream_bytes(key, first_draw * n_groups, n_draws * n_groups).reshape(n_draws, 1, n_groups)
     assert np.array_equal(inputs, np.broadcast_to(by_group, inputs.shape))
-    systems = kernels.swap_masks(key, first_draw, n_draws, 2, n_systems, n_groups)
+    systems = simulation_kernels.swap_masks(key, first_draw, n_draws, 2, n_systems, n_groups)
     bit = _stream_bytes(key, first_draw * n_systems, n_draws * n_systems).reshape(n_draws, n_systems, 1) & 1
     assert np.array_equal(systems, np.broadcast_to(bit * np.uint8(255), systems.shape))
     with np.errstate(over="ignore"):   # replication 4 of seed 9: key mix(9 ^ mix(5 * GOLDEN))
         replication_key = splitmix64(np.uint64(9) ^ splitmix64(np.uint64(5) * np.uint64(GOLDEN)))
-    signs = kernels.pair_signs(9, 4, n_draws, 8 * n_groups - 3)
+    signs = simulation_kernels.pair_signs(9, 4, n_draws, 8 * n_groups - 3)
     assert np.array_equal(signs.reshape(-1), _stream_bytes(replication_key, 0, n_draws * n_groups))
 
 
