@@ -499,8 +499,8 @@ def pair_test_pvalues(differences, *, n_resamples: int = 1000, rng=None) -> pd.D
 
 
 def metric_test_pvalues(replications: SimulatedReplications, first: str, second: str, *, statistic: str = "pa",
-                        permutation: str = "both", alternative: str = "greater", n_resamples: int = 1000,
-                        early_stopping=None, rng=None) -> pd.DataFrame:
+                        permutation: str = "both", alternative: str | tuple = "greater",
+                        n_resamples: int = 1000, early_stopping=None, rng=None) -> pd.DataFrame:
     """The test of two metrics that :func:`spalib.compare_metrics` runs, in every replication.
 
     Parameters
@@ -512,9 +512,11 @@ def metric_test_pvalues(replications: SimulatedReplications, first: str, second:
         Pairwise accuracy, or SPA with normal-limit p-values (``spa_method="normal"``).
     permutation : {"both", "inputs", "systems"}
         PERM-BOTH, PERM-INPUTS or PERM-SYSTEMS.
-    alternative : {"greater", "two-sided"}
+    alternative : {"greater", "two-sided"} or tuple of them
         As in :func:`spalib.compare_metrics`: ``"greater"`` tests the observed better metric
-        against the other (its direction chosen after seeing the data).
+        against the other (its direction chosen after seeing the data).  A tuple gives each
+        alternative's p-value from the same draws (without early stopping): a comparison of the
+        two free of the Monte-Carlo error of separate draws, at the cost of one test.
     n_resamples : int
         Draws per replication.
     early_stopping : EarlyStopping, optional
@@ -524,7 +526,8 @@ def metric_test_pvalues(replications: SimulatedReplications, first: str, second:
     Returns
     -------
     DataFrame, one row per replication
-        ``delta`` (``first`` minus ``second``), ``pvalue`` and ``draws`` used.
+        ``delta`` (``first`` minus ``second``), ``pvalue`` and ``draws`` used; for a tuple of
+        alternatives, ``pvalue_greater`` and/or ``pvalue_two_sided`` in place of ``pvalue``.
 
     Notes
     -----
@@ -552,19 +555,37 @@ def metric_test_pvalues(replications: SimulatedReplications, first: str, second:
             raise ValueError(f"`{name}` must name a simulated metric ({sorted(replications.metrics)}); got {value!r}")
     statistic = choice_iv(statistic, "statistic", simulation_kernels.STATISTICS)
     permutation = choice_iv(permutation, "permutation", simulation_kernels.SCHEMES)
-    alternative = choice_iv(alternative, "alternative", ALTERNATIVES)
+    alternatives = _alternatives_iv(alternative)
     n_resamples = positive_int_iv(n_resamples, "n_resamples")
     if early_stopping is not None and not isinstance(early_stopping, EarlyStopping):
         raise TypeError(f"`early_stopping` must be None or an EarlyStopping; got {early_stopping!r}")
+    if early_stopping is not None and not isinstance(alternative, str):
+        raise ValueError("`early_stopping` stops on one p-value: give one `alternative`, not a tuple")
     seed = _seed_from(rng)
     stop = early_stopping or EarlyStopping(n_resamples, 0.0, 1.0)
     z_first, z_second = (np.stack([meta.zscored(m) for m in replications.metrics[name]]) for name in (first, second))
-    delta, extreme, used = simulation_kernels.metric_test_counts(
+    delta, greater, either, used = simulation_kernels.metric_test_counts(
         replications.human, z_first, z_second,
         simulation_kernels.STATISTICS.index(statistic), simulation_kernels.SCHEMES.index(permutation), n_resamples,
         stop.block_size if early_stopping else n_resamples, stop.early_min if early_stopping else -1.0,
-        stop.early_max if early_stopping else 2.0, alternative == "two-sided", seed)
-    return pd.DataFrame({"delta": delta, "pvalue": extreme / used, "draws": used})
+        stop.early_max if early_stopping else 2.0, alternatives[0] == "two-sided", seed)
+    pvalues = {"greater": greater / used, "two-sided": either / used}
+    if isinstance(alternative, str):
+        return pd.DataFrame({"delta": delta, "pvalue": pvalues[alternative], "draws": used})
+    return pd.DataFrame({"delta": delta, **{"pvalue_" + a.replace("-", "_"): pvalues[a] for a in alternatives},
+                         "draws": used})
+
+
+def _alternatives_iv(alternative) -> tuple:
+    """``alternative`` of :func:`metric_test_pvalues` as a tuple of distinct alternatives."""
+    if isinstance(alternative, str):
+        return (choice_iv(alternative, "alternative", ALTERNATIVES),)
+    if isinstance(alternative, tuple) and alternative:
+        chosen = tuple(choice_iv(a, "alternative", ALTERNATIVES) for a in alternative)
+        if len(set(chosen)) == len(chosen):
+            return chosen
+    raise ValueError(f"`alternative` must be one of {', '.join(map(repr, ALTERNATIVES))} or a tuple of distinct "
+                     f"ones; got {alternative!r}")
 
 
 def correlation_test_pvalues(human, first, second, *, n_resamples: int = 1000, rng=None) -> pd.DataFrame:
@@ -672,7 +693,7 @@ def rejection_rates(pvalues, alphas=(0.01, 0.05, 0.10)) -> pd.DataFrame:
 PROMISE_VERDICTS = ("kept", "above", "below")
 
 
-def promise_ledger(rows) -> pd.DataFrame:
+def promise_ledger(rows, *, z: float = 3.0) -> pd.DataFrame:
     """What each test promised beside what the simulation measured, with a verdict by rule.
 
     Parameters
@@ -681,20 +702,25 @@ def promise_ledger(rows) -> pd.DataFrame:
         Index = what was checked; columns ``promised`` (e.g. the level α, or a coverage of
         0.95, strictly between 0 and 1), ``measured`` (the simulated rate) and
         ``replications`` (how many independent replications it comes from).
+    z : float, default 3
+        How many standard errors a measured rate may stray from its promise and still keep it.
 
     Returns
     -------
     DataFrame
         ``rows`` with ``se`` (the Monte-Carlo standard error of a rate that keeps its promise,
         ``sqrt(promised (1 - promised) / replications)``), ``z = (measured - promised) / se``
-        and ``verdict``: ``"kept"`` when ``|z| <= 3``, else ``"above"`` or ``"below"`` (a size
+        and ``verdict``: ``"kept"`` when ``|z|`` is at most the ``z`` given, else ``"above"`` or ``"below"`` (a size
         above its level rejects too often; a coverage below its level covers too rarely).
 
     Notes
     -----
     The rule is a two-sided z-test of "this rate equals its promise": the standard error is
     the one the promise implies, so a measured rate of 0 or 1 is judged too.  Three standard
-    errors leave a rate that keeps its promise outside "kept" in about 0.3% of checks.
+    errors leave a rate that keeps its promise outside "kept" in about 0.3% of checks; a ledger
+    of many checks that should all hold whatever the seed needs more (four: 0.006%).  A rate
+    near its promise, not on it, gets either verdict by chance unless the replications are
+    enough to tell the two apart.
 
     References
     ----------
@@ -713,6 +739,7 @@ def promise_ledger(rows) -> pd.DataFrame:
     missing = [c for c in ("promised", "measured", "replications") if c not in rows.columns]
     if missing:
         raise ValueError(f"`rows` lacks the column(s) {missing}")
+    allowed = real_iv(z, "z", low=0.0, low_open=True)
     promised = np.array([real_iv(v, f"rows['promised'][{k!r}]", low=0.0, high=1.0, low_open=True, high_open=True)
                          for k, v in rows["promised"].items()])
     measured = np.array([real_iv(v, f"rows['measured'][{k!r}]", low=0.0, high=1.0)
@@ -724,5 +751,5 @@ def promise_ledger(rows) -> pd.DataFrame:
     out = rows.copy()
     out["se"] = se
     out["z"] = z
-    out["verdict"] = np.where(np.abs(z) <= 3, "kept", np.where(z > 0, "above", "below"))
+    out["verdict"] = np.where(np.abs(z) <= allowed, "kept", np.where(z > 0, "above", "below"))
     return out

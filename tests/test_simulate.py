@@ -177,6 +177,21 @@ def test_metric_test_pvalues_are_compare_metrics_tests_with_the_same_swaps(stati
         assert out["pvalue"][r] == np.mean(np.abs(null) >= abs(out["delta"][r]))  # plain floats, as the library
 
 
+@pytest.mark.parametrize("statistic", ["pa", "spa"])
+def test_a_tuple_of_alternatives_gives_each_p_value_from_the_same_draws(statistic):
+    sim = spalib.simulate_replications(np.linspace(0, 0.5, 5), 20, {"a": MetricModel(), "b": MetricModel()}, 200,
+                                       rng=15)
+    kw = dict(statistic=statistic, n_resamples=100, rng=16)
+    both = spalib.metric_test_pvalues(sim, "a", "b", alternative=("two-sided", "greater"), **kw)
+    assert list(both.columns) == ["delta", "pvalue_two_sided", "pvalue_greater", "draws"]
+    for alternative in ("greater", "two-sided"):
+        one = spalib.metric_test_pvalues(sim, "a", "b", alternative=alternative, **kw)
+        assert (one["pvalue"] == both["pvalue_" + alternative.replace("-", "_")]).all()
+        assert (one["delta"] == both["delta"]).all() and (one["draws"] == 100).all()
+    assert (both["pvalue_greater"] <= both["pvalue_two_sided"]).all()   # a draw past +|Δ| is past |Δ|
+    assert (both["pvalue_greater"] < both["pvalue_two_sided"]).any()
+
+
 def test_the_lab_gives_the_same_numbers_on_one_thread_and_on_many():
     import numba
     sim = spalib.simulate_replications(np.linspace(0, 0.5, 5), 30, {"a": MetricModel(), "b": MetricModel()}, 40,
@@ -235,11 +250,29 @@ def test_rejection_rates_and_the_promise_ledger_follow_their_rules():
         spalib.promise_ledger(pd.DataFrame({"promised": [0.5], "measured": [0.5], "replications": [0]}))
 
 
+def test_the_promise_ledger_allows_the_standard_errors_it_is_given():
+    rows = pd.DataFrame({"promised": [0.05, 0.05], "measured": [0.033, 0.069], "replications": [2000, 2000]},
+                        index=["low", "high"])     # z = -3.49 and +3.90
+    assert spalib.promise_ledger(rows)["verdict"].tolist() == ["below", "above"]
+    assert spalib.promise_ledger(rows, z=4)["verdict"].tolist() == ["kept", "kept"]
+    assert spalib.promise_ledger(rows, z=3.5)["verdict"].tolist() == ["kept", "above"]
+    for bad in (0, -1.0, np.nan, np.inf, True, "4"):
+        with pytest.raises(ValueError, match="`z` must be"):
+            spalib.promise_ledger(rows, z=bad)
+
+
 @pytest.mark.parametrize("call, message", [
     (lambda sim: spalib.metric_test_pvalues(sim, "a", "zzz"), "`second` must name a simulated metric"),
     (lambda sim: spalib.metric_test_pvalues(sim, "a", "b", permutation="cells"), "`permutation` must be one of"),
     (lambda sim: spalib.metric_test_pvalues(sim, "a", "b", statistic="acc_eq"), "`statistic` must be one of"),
     (lambda sim: spalib.metric_test_pvalues(sim, "a", "b", n_resamples=0), "`n_resamples` must be a positive"),
+    (lambda sim: spalib.metric_test_pvalues(sim, "a", "b", alternative="less"), "`alternative` must be one of"),
+    (lambda sim: spalib.metric_test_pvalues(sim, "a", "b", alternative=()), "or a tuple of distinct ones"),
+    (lambda sim: spalib.metric_test_pvalues(sim, "a", "b", alternative=("greater", "greater")),
+     "or a tuple of distinct ones"),
+    (lambda sim: spalib.metric_test_pvalues(sim, "a", "b", alternative=["greater"]), "or a tuple of distinct ones"),
+    (lambda sim: spalib.metric_test_pvalues(sim, "a", "b", alternative=("greater", "two-sided"),
+                                            early_stopping=spalib.WMT_EARLY_STOPPING), "stops on one p-value"),
     (lambda sim: spalib.metric_test_pvalues(sim.task(0), "a", "b"), "must be a SimulatedReplications"),
     (lambda sim: spalib.pair_test_pvalues(np.ones(5)), "`differences`"),
     (lambda sim: spalib.correlation_test_pvalues(np.ones((2, 5)), np.ones((2, 4)), np.ones((2, 5))), "one shape"),

@@ -134,17 +134,18 @@ def metric_test_counts(human, first, second, statistic, scheme, n_resamples, blo
                        two_sided, seed):
     """The permutation test of two metrics in every replication, as :func:`spalib.compare_metrics`
     runs it on z-scored metrics (``first``, ``second``): the observed better one first,
-    ``Δ* >= Δ`` (or ``|Δ*| >= |Δ|``) counted in plain floating point, early stopping after every
-    block.
+    ``Δ* >= Δ`` and ``|Δ*| >= |Δ|`` counted over the same draws in plain floating point, early
+    stopping after every block on the p-value of the one ``two_sided`` names.
 
-    Returns the observed difference ``stat(first) - stat(second)``, the extreme count and the
-    draws used per replication.
+    Returns the observed difference ``stat(first) - stat(second)``, the one-sided and the
+    two-sided extreme counts and the draws used per replication.
     """
     n_replications, n_systems, n_segments = human.shape
     n_groups = (n_segments + 7) // 8
     keep_all = np.zeros((n_systems, n_groups), dtype=np.uint8)
     delta = np.empty(n_replications)
-    extreme = np.zeros(n_replications, dtype=np.int64)
+    greater = np.zeros(n_replications, dtype=np.int64)
+    either = np.zeros(n_replications, dtype=np.int64)
     used = np.zeros(n_replications, dtype=np.int64)
     for r in prange(n_replications):
         h = human[r]
@@ -166,13 +167,13 @@ def metric_test_counts(human, first, second, statistic, scheme, n_resamples, blo
             for k in range(size):
                 null = (_hybrid_statistic(better, worse, masks[k], human_sys, human_upper, statistic, tol, hybrid)
                         - _hybrid_statistic(worse, better, masks[k], human_sys, human_upper, statistic, tol, hybrid))
-                if (abs(null) if two_sided else null) >= observed:
-                    extreme[r] += 1
+                greater[r] += null >= observed
+                either[r] += abs(null) >= observed
             used[r] += size
-            p = extreme[r] / used[r]
+            p = (either[r] if two_sided else greater[r]) / used[r]
             if p < early_min or p > early_max:
                 break
-    return delta, extreme, used
+    return delta, greater, either, used
 
 
 @njit(cache=True)
