@@ -514,20 +514,22 @@ def metric_test_pvalues(replications: SimulatedReplications, first: str, second:
         PERM-BOTH, PERM-INPUTS or PERM-SYSTEMS.
     alternative : {"greater", "two-sided"} or tuple of them
         As in :func:`spalib.compare_metrics`: ``"greater"`` tests the observed better metric
-        against the other (its direction chosen after seeing the data).  A tuple gives each
-        alternative's p-value from the same draws (without early stopping): a comparison of the
-        two free of the Monte-Carlo error of separate draws, at the cost of one test.
+        against the other (its direction chosen after seeing the data).  A tuple (even of one)
+        gives each alternative's p-value from the same draws: a comparison of the two free of
+        the Monte-Carlo error of separate draws, at the cost of one test.  It cannot be
+        combined with ``early_stopping``, which stops on one p-value.
     n_resamples : int
         Draws per replication.
     early_stopping : EarlyStopping, optional
-        mt-metrics-eval's early stopping.
+        mt-metrics-eval's early stopping, on the p-value of the one ``alternative`` given.
     rng : None, int or Generator
 
     Returns
     -------
     DataFrame, one row per replication
         ``delta`` (``first`` minus ``second``), ``pvalue`` and ``draws`` used; for a tuple of
-        alternatives, ``pvalue_greater`` and/or ``pvalue_two_sided`` in place of ``pvalue``.
+        alternatives, ``pvalue_greater`` and/or ``pvalue_two_sided`` in place of ``pvalue``, in
+        the tuple's order.
 
     Notes
     -----
@@ -564,12 +566,12 @@ def metric_test_pvalues(replications: SimulatedReplications, first: str, second:
     seed = _seed_from(rng)
     stop = early_stopping or EarlyStopping(n_resamples, 0.0, 1.0)
     z_first, z_second = (np.stack([meta.zscored(m) for m in replications.metrics[name]]) for name in (first, second))
-    delta, greater, either, used = simulation_kernels.metric_test_counts(
+    delta, greater, two_sided, used = simulation_kernels.metric_test_counts(
         replications.human, z_first, z_second,
         simulation_kernels.STATISTICS.index(statistic), simulation_kernels.SCHEMES.index(permutation), n_resamples,
         stop.block_size if early_stopping else n_resamples, stop.early_min if early_stopping else -1.0,
-        stop.early_max if early_stopping else 2.0, alternatives[0] == "two-sided", seed)
-    pvalues = {"greater": greater / used, "two-sided": either / used}
+        stop.early_max if early_stopping else 2.0, alternative == "two-sided", seed)
+    pvalues = {"greater": greater / used, "two-sided": two_sided / used}
     if isinstance(alternative, str):
         return pd.DataFrame({"delta": delta, "pvalue": pvalues[alternative], "draws": used})
     return pd.DataFrame({"delta": delta, **{"pvalue_" + a.replace("-", "_"): pvalues[a] for a in alternatives},
@@ -580,10 +582,9 @@ def _alternatives_iv(alternative) -> tuple:
     """``alternative`` of :func:`metric_test_pvalues` as a tuple of distinct alternatives."""
     if isinstance(alternative, str):
         return (choice_iv(alternative, "alternative", ALTERNATIVES),)
-    if isinstance(alternative, tuple) and alternative:
-        chosen = tuple(choice_iv(a, "alternative", ALTERNATIVES) for a in alternative)
-        if len(set(chosen)) == len(chosen):
-            return chosen
+    if (isinstance(alternative, tuple) and alternative and all(a in ALTERNATIVES for a in alternative)
+            and len(set(alternative)) == len(alternative)):
+        return alternative
     raise ValueError(f"`alternative` must be one of {', '.join(map(repr, ALTERNATIVES))} or a tuple of distinct "
                      f"ones; got {alternative!r}")
 
@@ -693,7 +694,7 @@ def rejection_rates(pvalues, alphas=(0.01, 0.05, 0.10)) -> pd.DataFrame:
 PROMISE_VERDICTS = ("kept", "above", "below")
 
 
-def promise_ledger(rows, *, z: float = 3.0) -> pd.DataFrame:
+def promise_ledger(rows, *, max_z: float = 3.0) -> pd.DataFrame:
     """What each test promised beside what the simulation measured, with a verdict by rule.
 
     Parameters
@@ -702,7 +703,7 @@ def promise_ledger(rows, *, z: float = 3.0) -> pd.DataFrame:
         Index = what was checked; columns ``promised`` (e.g. the level α, or a coverage of
         0.95, strictly between 0 and 1), ``measured`` (the simulated rate) and
         ``replications`` (how many independent replications it comes from).
-    z : float, default 3
+    max_z : float > 0, finite, default 3
         How many standard errors a measured rate may stray from its promise and still keep it.
 
     Returns
@@ -710,15 +711,17 @@ def promise_ledger(rows, *, z: float = 3.0) -> pd.DataFrame:
     DataFrame
         ``rows`` with ``se`` (the Monte-Carlo standard error of a rate that keeps its promise,
         ``sqrt(promised (1 - promised) / replications)``), ``z = (measured - promised) / se``
-        and ``verdict``: ``"kept"`` when ``|z|`` is at most the ``z`` given, else ``"above"`` or ``"below"`` (a size
+        and ``verdict``: ``"kept"`` when ``|z| <= max_z``, else ``"above"`` or ``"below"`` (a size
         above its level rejects too often; a coverage below its level covers too rarely).
 
     Notes
     -----
     The rule is a two-sided z-test of "this rate equals its promise": the standard error is
     the one the promise implies, so a measured rate of 0 or 1 is judged too.  Three standard
-    errors leave a rate that keeps its promise outside "kept" in about 0.3% of checks; a ledger
-    of many checks that should all hold whatever the seed needs more (four: 0.006%).  A rate
+    errors leave a rate that keeps its promise outside "kept" in about 0.3% of checks by the
+    normal approximation; a ledger of many checks that should all hold whatever the seed needs
+    more (four: 0.006%).  The binomial tails of a small rate from few replications are
+    heavier (four standard errors at 0.05 from 2,000: about 0.01%).  A rate
     near its promise, not on it, gets either verdict by chance unless the replications are
     enough to tell the two apart.
 
@@ -739,7 +742,7 @@ def promise_ledger(rows, *, z: float = 3.0) -> pd.DataFrame:
     missing = [c for c in ("promised", "measured", "replications") if c not in rows.columns]
     if missing:
         raise ValueError(f"`rows` lacks the column(s) {missing}")
-    allowed = real_iv(z, "z", low=0.0, low_open=True)
+    allowed = real_iv(max_z, "max_z", low=0.0, low_open=True, high_open=True)
     promised = np.array([real_iv(v, f"rows['promised'][{k!r}]", low=0.0, high=1.0, low_open=True, high_open=True)
                          for k, v in rows["promised"].items()])
     measured = np.array([real_iv(v, f"rows['measured'][{k!r}]", low=0.0, high=1.0)

@@ -161,7 +161,7 @@ def test_metric_test_pvalues_are_compare_metrics_tests_with_the_same_swaps(stati
     models = {"a": MetricModel(noise_sd=0.8), "b": MetricModel(noise_sd=1.0)}
     sim = spalib.simulate_replications(np.linspace(0, 0.5, 5), 20, models, 3, rng=7)
     out = spalib.metric_test_pvalues(sim, "a", "b", statistic=statistic, permutation=permutation,
-                                     alternative="two-sided", n_resamples=64, rng=8)
+                                     alternative=("two-sided", "greater"), n_resamples=64, rng=8)
     seed = int(np.random.default_rng(8).integers(0, 2 ** 63, dtype=np.int64))
     for r in range(3):
         task = sim.task(r)
@@ -174,7 +174,9 @@ def test_metric_test_pvalues_are_compare_metrics_tests_with_the_same_swaps(stati
                                               simulation_kernels.SCHEMES.index(permutation), 5, 3)
         stat_worse, stat_better = stat._hybrids(plan.metrics[worse], plan.metrics[better], (worse, better))(masks)
         null = stat_better - stat_worse
-        assert out["pvalue"][r] == np.mean(np.abs(null) >= abs(out["delta"][r]))  # plain floats, as the library
+        observed = abs(out["delta"][r])                           # plain floats, as the library
+        assert out["pvalue_two_sided"][r] == np.mean(np.abs(null) >= observed)
+        assert out["pvalue_greater"][r] == np.mean(null >= observed)
 
 
 @pytest.mark.parametrize("statistic", ["pa", "spa"])
@@ -209,15 +211,23 @@ def test_the_lab_gives_the_same_numbers_on_one_thread_and_on_many():
         pd.testing.assert_frame_equal(x, y)
 
 
-def test_early_stopping_stops_where_mt_metrics_eval_would():
+@pytest.mark.parametrize("alternative", ["greater", "two-sided"])
+def test_early_stopping_stops_where_mt_metrics_eval_would(alternative):
     sim = spalib.simulate_replications(np.linspace(0, 0.5, 6), 60, {"a": MetricModel(noise_sd=0.2),
                                                                     "b": MetricModel(noise_sd=3.0)}, 50, rng=11)
-    out = spalib.metric_test_pvalues(sim, "a", "b", statistic="pa", n_resamples=1000,
+    out = spalib.metric_test_pvalues(sim, "a", "b", statistic="pa", n_resamples=1000, alternative=alternative,
                                      early_stopping=spalib.EarlyStopping(100, 0.02, 0.5), rng=12)
     stopped = out["draws"] < 1000
     assert stopped.any() and (out["draws"] % 100 == 0).all()
     p = out["pvalue"][stopped]
     assert ((p < 0.02) | (p > 0.5)).all()
+    # each run stops after the first block whose running p-value, of this alternative, is outside
+    running = {k: spalib.metric_test_pvalues(sim, "a", "b", statistic="pa", n_resamples=k, alternative=(alternative,),
+                                             rng=12)["pvalue_" + alternative.replace("-", "_")]
+               for k in range(100, 1001, 100)}
+    for r, draws in enumerate(out["draws"]):
+        assert running[draws][r] == out["pvalue"][r]
+        assert all(0.02 <= running[k][r] <= 0.5 for k in range(100, draws, 100))
 
 
 def test_correlation_test_pvalues_are_uniform_under_the_null_and_two_sided():
@@ -254,11 +264,13 @@ def test_the_promise_ledger_allows_the_standard_errors_it_is_given():
     rows = pd.DataFrame({"promised": [0.05, 0.05], "measured": [0.033, 0.069], "replications": [2000, 2000]},
                         index=["low", "high"])     # z = -3.49 and +3.90
     assert spalib.promise_ledger(rows)["verdict"].tolist() == ["below", "above"]
-    assert spalib.promise_ledger(rows, z=4)["verdict"].tolist() == ["kept", "kept"]
-    assert spalib.promise_ledger(rows, z=3.5)["verdict"].tolist() == ["kept", "above"]
+    assert spalib.promise_ledger(rows, max_z=4)["verdict"].tolist() == ["kept", "kept"]
+    assert spalib.promise_ledger(rows, max_z=3.5)["verdict"].tolist() == ["kept", "above"]
+    on_the_line = abs(spalib.promise_ledger(rows)["z"]["low"])
+    assert spalib.promise_ledger(rows, max_z=on_the_line)["verdict"]["low"] == "kept"     # |z| <= max_z
     for bad in (0, -1.0, np.nan, np.inf, True, "4"):
-        with pytest.raises(ValueError, match="`z` must be"):
-            spalib.promise_ledger(rows, z=bad)
+        with pytest.raises(ValueError, match="`max_z` must be"):
+            spalib.promise_ledger(rows, max_z=bad)
 
 
 @pytest.mark.parametrize("call, message", [
@@ -271,6 +283,8 @@ def test_the_promise_ledger_allows_the_standard_errors_it_is_given():
     (lambda sim: spalib.metric_test_pvalues(sim, "a", "b", alternative=("greater", "greater")),
      "or a tuple of distinct ones"),
     (lambda sim: spalib.metric_test_pvalues(sim, "a", "b", alternative=["greater"]), "or a tuple of distinct ones"),
+    (lambda sim: spalib.metric_test_pvalues(sim, "a", "b", alternative=("greater", 1)),
+     r"tuple of distinct ones; got \('greater', 1\)"),
     (lambda sim: spalib.metric_test_pvalues(sim, "a", "b", alternative=("greater", "two-sided"),
                                             early_stopping=spalib.WMT_EARLY_STOPPING), "stops on one p-value"),
     (lambda sim: spalib.metric_test_pvalues(sim.task(0), "a", "b"), "must be a SimulatedReplications"),

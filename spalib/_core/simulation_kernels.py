@@ -131,11 +131,12 @@ def _hybrid_statistic(keep, swap, mask, human_sys, human_upper, statistic, tol, 
 
 @njit(cache=True, parallel=True)
 def metric_test_counts(human, first, second, statistic, scheme, n_resamples, block, early_min, early_max,
-                       two_sided, seed):
+                       stop_on_two_sided, seed):
     """The permutation test of two metrics in every replication, as :func:`spalib.compare_metrics`
     runs it on z-scored metrics (``first``, ``second``): the observed better one first,
     ``Δ* >= Δ`` and ``|Δ*| >= |Δ|`` counted over the same draws in plain floating point, early
-    stopping after every block on the p-value of the one ``two_sided`` names.
+    stopping after every block on the one-sided p-value, or on the two-sided one if
+    ``stop_on_two_sided``.
 
     Returns the observed difference ``stat(first) - stat(second)``, the one-sided and the
     two-sided extreme counts and the draws used per replication.
@@ -145,7 +146,7 @@ def metric_test_counts(human, first, second, statistic, scheme, n_resamples, blo
     keep_all = np.zeros((n_systems, n_groups), dtype=np.uint8)
     delta = np.empty(n_replications)
     greater = np.zeros(n_replications, dtype=np.int64)
-    either = np.zeros(n_replications, dtype=np.int64)
+    two_sided = np.zeros(n_replications, dtype=np.int64)
     used = np.zeros(n_replications, dtype=np.int64)
     for r in prange(n_replications):
         h = human[r]
@@ -168,12 +169,12 @@ def metric_test_counts(human, first, second, statistic, scheme, n_resamples, blo
                 null = (_hybrid_statistic(better, worse, masks[k], human_sys, human_upper, statistic, tol, hybrid)
                         - _hybrid_statistic(worse, better, masks[k], human_sys, human_upper, statistic, tol, hybrid))
                 greater[r] += null >= observed
-                either[r] += abs(null) >= observed
+                two_sided[r] += abs(null) >= observed
             used[r] += size
-            p = (either[r] if two_sided else greater[r]) / used[r]
+            p = (two_sided[r] if stop_on_two_sided else greater[r]) / used[r]
             if p < early_min or p > early_max:
                 break
-    return delta, greater, either, used
+    return delta, greater, two_sided, used
 
 
 @njit(cache=True)
