@@ -1,6 +1,7 @@
 """Offer every chapter as an executed notebook whose text reads as the page does.
 
-MyST-NB executes each chapter into ``_build/jupyter_execute``, but its markdown still holds the
+MyST-NB writes each chapter to ``_build/jupyter_execute`` (without outputs when they come from
+the execution cache: :func:`with_outputs` merges them back), but its markdown still holds the
 MyST roles and directives: opened in Jupyter it shows raw ``{glue:text}`` roles and every
 solution in plain sight.  After the HTML build this extension writes
 ``_sources/<chapter>.ipynb`` beside the page's source with the glued values, references and
@@ -16,7 +17,9 @@ import re
 from pathlib import Path
 
 import nbformat
+from jupyter_cache import get_cache
 from myst_nb.core.variables import format_plain_text
+from sphinx.util import logging
 from pybtex.database import parse_file
 
 ROLE = re.compile(r"\{(?P<name>[a-z:]+)\}`(?P<text>[^`]+)`")
@@ -139,13 +142,31 @@ def _page_context(app, pagename, templatename, context, doctree):
         context["ipynb_source"] = f"{pagename}.ipynb"   # read by the theme's download menu
 
 
+def with_outputs(notebook, cache_path):
+    """``notebook`` with its outputs from the execution cache at ``cache_path``.
+
+    With ``execute_notebooks: cache``, MyST-NB renders a cached chapter from the cache's outputs
+    but writes ``jupyter_execute/<chapter>.ipynb`` from the notebook it read, without them; the
+    cache matches a notebook by its code, so the outputs are merged back the same way.  A
+    notebook the cache does not hold is returned as it is.
+    """
+    try:
+        return get_cache(cache_path).merge_match_into_notebook(notebook)[1]
+    except KeyError:       # jupyter-cache's "no cache record matches"
+        return notebook
+
+
 def _write_notebooks(app, exception):
     if exception is not None or app.builder.name != "html":
         return
     executed_root = Path(app.outdir).parent / "jupyter_execute"
     bib = parse_file(Path(app.srcdir) / "references.bib")
+    cache_path = app.env.mystnb_config.execution_cache_path
     for docname in _chapters(app):
-        executed = nbformat.read(executed_root / f"{docname}.ipynb", as_version=4)
+        executed = with_outputs(nbformat.read(executed_root / f"{docname}.ipynb", as_version=4), cache_path)
+        code = [c for c in executed.cells if c.cell_type == "code"]
+        if code and not any(c.outputs for c in code):   # the preface promises the run's outputs
+            logging.getLogger(__name__).warning(f"{docname}: no outputs for its downloadable notebook")
         glued = json.loads((executed_root / f"{docname}.glue.json").read_text(encoding="utf-8"))
         notebook = _Writer(app, glued, bib).notebook(executed)
         target = Path(app.outdir) / "_sources" / f"{docname}.ipynb"

@@ -8,7 +8,7 @@ import nbformat
 from pybtex.database import parse_string
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "_ext"))
-from notebook_download import _Writer  # noqa: E402
+from notebook_download import _Writer, with_outputs  # noqa: E402
 
 BIB = parse_string("""
 @article{one2020, author = {Graham, Yvette}, title = {T}, year = {2020}}
@@ -58,3 +58,21 @@ def test_exercises_are_numbered_and_solutions_hidden():
         ("code", None),
         ("markdown", "*Figure: A plot of 3.*"),
     ]
+
+
+def test_the_downloadable_notebook_gets_the_outputs_the_cache_holds(tmp_path):
+    from jupyter_cache import get_cache
+    from jupyter_cache.base import CacheBundleIn
+
+    kernel = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}
+    run = nbformat.v4.new_notebook(metadata=kernel, cells=[
+        nbformat.v4.new_markdown_cell("Text."),
+        nbformat.v4.new_code_cell("1 + 1", execution_count=1, outputs=[
+            nbformat.v4.new_output("execute_result", data={"text/plain": "2"}, execution_count=1)])])
+    get_cache(tmp_path).cache_notebook_bundle(CacheBundleIn(run, "chapter.ipynb"), check_validity=False)
+    read = nbformat.v4.new_notebook(metadata=kernel, cells=[
+        nbformat.v4.new_markdown_cell("Text."), nbformat.v4.new_code_cell("1 + 1")])   # as MyST-NB writes it
+    merged = with_outputs(read, tmp_path)
+    assert merged.cells[1].outputs[0]["data"]["text/plain"] == "2"
+    other = nbformat.v4.new_notebook(metadata=kernel, cells=[nbformat.v4.new_code_cell("2 + 2")])
+    assert with_outputs(other, tmp_path) is other                  # not in the cache: as it was

@@ -9,8 +9,8 @@ at two widths, a laptop's 1280 px and a phone's 400 px, and a full-page screensh
 written to ``--screenshots``; the table rules apply at both, and at 1280 px every reproduction
 ledger fits the page's width (its notes wrap).  At 1280 px every figure's smallest
 text (recorded in the PNG by ``spalib.plotting``) must show at least 8 px high.  Every chapter's
-download menu must offer an executed ``.ipynb`` whose text holds no MyST role and whose solutions
-are hidden.  Exit status 1 if any page fails.
+download menu must offer an executed ``.ipynb`` with outputs, whose text holds no MyST role and
+whose solutions are hidden.  Exit status 1 if any page fails.
 
 The pages are opened with the network off: every outside request is refused, so maths is typeset
 only if the book serves MathJax itself (``make book`` copies it into ``_static/mathjax``); a page
@@ -159,7 +159,7 @@ def figure_problems(page_path: Path, images: list) -> list[str]:
 
 
 def notebook_problems(page_path: Path, href: str | None) -> list[str]:
-    """The chapter's downloadable notebook: present, roles written out, solutions hidden."""
+    """The chapter's downloadable notebook: present, with outputs, roles written out, solutions hidden."""
     import json
 
     if href is None:
@@ -172,6 +172,9 @@ def notebook_problems(page_path: Path, href: str | None) -> list[str]:
     problems = [f"notebook {notebook.name}: raw MyST {token!r} in its text"
                 for token in ("{glue:text}`", "{ref}`", "{cite:", "```{exercise}",
                               "```{solution") if token in text]
+    code = [c for c in cells if c["cell_type"] == "code"]
+    if code and not any(c.get("outputs") for c in code):
+        problems.append(f"notebook {notebook.name}: no outputs, though its preface promises the run's")
     exercises = text.count("**Exercise ")
     hidden = sum(c["metadata"].get("jupyter", {}).get("source_hidden", False) for c in cells)
     if exercises and not hidden and "<details>" not in text:
