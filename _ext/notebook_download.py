@@ -19,8 +19,8 @@ from pathlib import Path
 import nbformat
 from jupyter_cache import get_cache
 from myst_nb.core.variables import format_plain_text
-from sphinx.util import logging
 from pybtex.database import parse_file
+from sphinx.util import logging
 
 ROLE = re.compile(r"\{(?P<name>[a-z:]+)\}`(?P<text>[^`]+)`")
 LABEL_LINE = re.compile(r"^\(([\w-]+)\)=\s*$")

@@ -721,9 +721,9 @@ def promise_ledger(rows, *, max_z: float = 3.0) -> pd.DataFrame:
     errors leave a rate that keeps its promise outside "kept" in about 0.3% of checks by the
     normal approximation; a ledger of many checks that should all hold whatever the seed needs
     more (four: 0.006%).  The binomial tails of a small rate from few replications are
-    heavier (four standard errors at 0.05 from 2,000: about 0.01%).  A rate
-    near its promise, not on it, gets either verdict by chance unless the replications are
-    enough to tell the two apart.
+    heavier (four standard errors at 0.05 from 2,000: about 0.01%).  A rate near its promise,
+    not on it, gets either verdict by chance unless the replications are enough to tell the
+    two apart.
 
     References
     ----------
