@@ -126,7 +126,7 @@ def system_pairs(systems, within=None) -> pd.DataFrame:
         if isinstance(systems, str) or np.ndim(systems) != 1:
             raise ValueError("`systems` must be key columns (a DataFrame or a MultiIndex) or a sequence of labels")
         index = keys_iv(systems, "systems", len(systems))
-    frame = index.to_frame(index=False, allow_duplicates=False) if index.nlevels > 1 or index.name is not None \
+    frame = index.to_frame(index=False) if index.nlevels > 1 or index.name is not None \
         else pd.DataFrame({"system": np.asarray(index, dtype=object) if index.dtype == object else index})
     within = [] if within is None else [within] if isinstance(within, str) else list(within)
     unknown = [w for w in within if w not in frame.columns]

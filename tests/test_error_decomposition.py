@@ -266,6 +266,13 @@ def test_pairs_must_name_known_systems():
         spalib.system_pairs(["a", "a"])
 
 
+def test_system_pairs_of_a_one_column_frame():
+    # one key column: a named Index inside (pandas' Index.to_frame has no allow_duplicates)
+    pairs = spalib.system_pairs(pd.DataFrame({"system": ["M0", "M1", "M2"]}))
+    assert pairs.to_numpy().tolist() == [["M0", "M1"], ["M0", "M2"], ["M1", "M2"]]
+    assert list(pairs.columns) == ["first", "second"]
+
+
 # --- systems keyed by columns, pairs as frames (no keys glued into strings) ------------------
 
 ROWS = pd.DataFrame({

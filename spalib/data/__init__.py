@@ -22,6 +22,8 @@ from spalib.data.mqm import MQM_WEIGHTS, mqm_weight, read_mqm_avg_seg_scores, re
 from spalib.data.mtme import (MTME_META, EvalSet, MetaInfo, MetricInputs, SegmentTask, complete_segments, from_long,
                               load_mtme, metric_inputs, read_seg_score_file, segment_task, write_metric_inputs,
                               write_seg_score_file)
+from spalib.data.summeval import (SUMMEVAL_DIMENSIONS, SUMMEVAL_GROUPS, SUMMEVAL_METRIC_FILES, SummEval,
+                                   load_summeval)
 from spalib.data.paths import DATA_ENV, data_root, dataset_path, download, resolve_root, write_manifest
 from spalib.data.wmt import (WMT13_LPS, WMT_TOEN_DA_LPS, ToEnglishDA, ToEnglishTexts, da_output_names, load_wmt12,
                              load_wmt13_da, load_wmt13_texts, load_wmt17_da, load_wmt17_testset, load_wmt20_da,
@@ -38,4 +40,5 @@ __all__ = [
     "load_wmt20_da", "load_wmt_da_judgements", "load_wmt_da_seg_scores", "read_worker_mean_sd", "WMT_TOEN_DA_LPS",
     "ToEnglishTexts", "load_wmt_toen_texts", "da_output_names", "ToEnglishDA", "load_wmt_toen_da", "prepare_statistics",
     "read_mqm_tsv", "score_mqm", "mqm_weight", "MQM_WEIGHTS", "read_mqm_avg_seg_scores",
+    "SummEval", "load_summeval", "SUMMEVAL_DIMENSIONS", "SUMMEVAL_GROUPS", "SUMMEVAL_METRIC_FILES",
 ]

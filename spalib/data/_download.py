@@ -260,6 +260,9 @@ _WMT20_METRICS = ("WMT-Metrics-task/wmt20-metrics", "3e434fc32fd02999c885575df61
 _WMT20_LPS = ("cs-en", "de-en", "en-cs", "en-de", "en-iu", "en-ja", "en-pl", "en-ru", "en-ta", "en-zh", "iu-en",
               "ja-en", "km-en", "pl-en", "ps-en", "ru-en", "ta-en", "zh-en")
 _WMT21_NEWS = ("wmt-conference/wmt21-news-systems", "f41750dadbf2ba6ab01ca5380347d253298a3427")
+_SUMMEVAL = ("CogComp/stat-analysis-experiments", "7b05bd874defac6c047deb2313c398318f2113e3")
+_SUMMEVAL_FOLDER = "experiments/statistical-analysis/data/fabbri2020"
+_SUMMEVAL_FILES = ("relevance", "rouge", "bertscore", "moverscore", "qaeval", "s3", "meteor", "bewte", "autosummeng")
 
 _WMT2X_TOEN = {2021: ("cs", "de", "ha", "is", "ja", "ru"), 2022: ("cs", "de", "ja", "lv", "ru", "uk", "zh")}
 
@@ -367,5 +370,11 @@ DATASETS: dict[str, DatasetSource] = {
         "wmt-da", _wmt_da_files(),
         "WMT17-19 DA files of the metrics-task packages, WMT20 DA, WMT21/22 to-English individual DA judgements "
         "with the sources, references and system outputs they judge.",
+    ),
+    "summeval": DatasetSource(
+        "summeval",
+        tuple(_github(*_SUMMEVAL, f"{_SUMMEVAL_FOLDER}/{name}.jsonl", f"{name}.jsonl") for name in _SUMMEVAL_FILES),
+        "SummEval: expert and crowd ratings of 1,600 news summaries (100 documents x 16 systems) with the "
+        "scores of eight metric families (Deutsch, Dror & Roth's copy).",
     ),
 }
