@@ -166,6 +166,16 @@ def test_a_corrupted_file_is_an_error_naming_file_and_line(tmp_path, name, edit,
         data.load_summeval(root=folder)
 
 
+def as_meteor(r):
+    r["metrics"] = {"METEOR": 0.1}
+
+
+def test_a_metric_in_two_files_is_an_error(tmp_path):
+    folder = corrupted_copy(tmp_path, "bertscore", lambda ls: [set_field(x, as_meteor) for x in ls])
+    with pytest.raises(ValueError, match="metric 'METEOR' is in more than one of the metric files read"):
+        data.load_summeval(root=folder)
+
+
 def test_only_known_metric_files_are_read(tmp_path):
     with pytest.raises(ValueError, match="`metric_files` must name distinct files of rouge, "):
         data.load_summeval(metric_files=["rouge", "rouge"])
