@@ -7,7 +7,8 @@ traceback, error or stderr output appears, and every reproduction ledger's statu
 rule from the numbers shown beside it (match iff |difference| <= tolerance).  Each page is opened
 at two widths, a laptop's 1280 px and a phone's 400 px, and a full-page screenshot of each is
 written to ``--screenshots``; the table rules apply at both, and at 1280 px every reproduction
-ledger fits the page's width (its notes wrap).  At 1280 px every figure's smallest
+ledger fits the page's width (its notes wrap) and no code cell's box scrolls sideways (every
+line of at most 88 characters, the chapters' limit, shows whole).  At 1280 px every figure's smallest
 text (recorded in the PNG by ``spalib.plotting``) must show at least 8 px high.  Every chapter's
 download menu must offer an executed ``.ipynb`` with outputs, whose text holds no MyST role and
 whose solutions are hidden.  Exit status 1 if any page fails.
@@ -106,6 +107,10 @@ PAGE_PROBE = """() => {
                 status: at('status')};
       });
     }).filter(x => x),
+    // code cells shown on the page (a collapsed one has no box) whose lines do not fit
+    wideCode: [...document.querySelectorAll('div.cell_input pre')]
+      .filter(p => p.getClientRects().length && p.scrollWidth > p.clientWidth + 1)
+      .map(p => p.textContent.split(String.fromCharCode(10)).reduce((a, l) => l.length > a.length ? l : a, '')),
   };
 }"""
 
@@ -247,6 +252,9 @@ def check(html: Path, shots: Path) -> int:
                 unfit = sum(t["ledger"] and not t["fits"] for t in info["tables"])
                 if unfit and width == WIDTHS[0]:
                     problems.append(f"{unfit} reproduction ledger(s) wider than the page at {width} px")
+                if info["wideCode"] and width == WIDTHS[0]:
+                    problems.append(f"{len(info['wideCode'])} code cell(s) scroll sideways at {width} px, "
+                                    f"e.g. {info['wideCode'][0][:70]!r}")
                 if width == WIDTHS[0]:      # once per page: the figures at laptop width
                     problems += figure_problems(path, info["image_sizes"])
                     if rel.startswith("chapters/"):
