@@ -260,6 +260,7 @@ _WMT20_METRICS = ("WMT-Metrics-task/wmt20-metrics", "3e434fc32fd02999c885575df61
 _WMT20_LPS = ("cs-en", "de-en", "en-cs", "en-de", "en-iu", "en-ja", "en-pl", "en-ru", "en-ta", "en-zh", "iu-en",
               "ja-en", "km-en", "pl-en", "ps-en", "ru-en", "ta-en", "zh-en")
 _WMT21_NEWS = ("wmt-conference/wmt21-news-systems", "f41750dadbf2ba6ab01ca5380347d253298a3427")
+_WMT12_RANKINGS = ("Perilon/Meteor_POS", "04870c51d72d4eaa82d0bad2a6c653fa18c9c8f2")
 _SUMMEVAL = ("CogComp/stat-analysis-experiments", "7b05bd874defac6c047deb2313c398318f2113e3")
 _SUMMEVAL_FOLDER = "experiments/statistical-analysis/data/fabbri2020"
 _SUMMEVAL_FILES = ("relevance", "rouge", "bertscore", "moverscore", "qaeval", "s3", "meteor", "bewte", "autosummeng")
@@ -340,8 +341,12 @@ DATASETS: dict[str, DatasetSource] = {
         ) + tuple(
             _github(*_WILLIAMS, f"example-output/{name}", f"significance-williams/example-output/{name}")
             for name in ("orig.pearson-corr.es-en", "orig.williams-results.es-en")
+        ) + (  # WMT12's official ranking judgements, as a Meteor class project vendored them
+            _github(*_WMT12_RANKINGS, "wmt_data/wmt12-manual-evaluation/wmt12.RNK_results.csv",
+                    "wmt12-manual-evaluation/wmt12.RNK_results.csv"),
         ),
-        "WMT12 system-level human and metric scores (Graham & Baldwin 2014 example data).",
+        "WMT12 system-level human and metric scores (Graham & Baldwin 2014 example data) and WMT12's "
+        "ranking judgements.",
     ),
     "wmt13": DatasetSource(
         "wmt13",

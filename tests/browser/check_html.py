@@ -229,6 +229,8 @@ def check(html: Path, shots: Path) -> int:
                 if page.locator(".math").count():
                     page.wait_for_function("() => document.querySelectorAll('mjx-container').length > 0",
                                            timeout=20_000)
+                    # and for MathJax to finish: once, a page probed mid-typesetting showed 0 of 23
+                    page.evaluate("() => window.MathJax && MathJax.startup ? MathJax.startup.promise : null")
                 info = page.evaluate(PAGE_PROBE)
                 if info["text_length"] < 200:
                     problems.append(f"almost no text ({info['text_length']} characters)")
