@@ -36,6 +36,7 @@ from spalib.metametrics import (
     soft_pairwise_accuracy,
     spa_from_pvalues,
 )
+from spalib.multiple_testing import holm_adjusted
 from spalib.reproduction import reproduction_ledger
 from spalib.rank_correlations import (
     KendallResult,
@@ -74,7 +75,7 @@ __all__ = [
     "perfect_annotator",
     "judgements_for_power", "SystemBootstrap", "ErrorDecomposition", "PerfectAnnotator",
     "rank_metrics", "metric_intervals", "average_comparisons", "MetricRanking", "AveragedComparison",
-    "reproduction_ledger",
+    "reproduction_ledger", "holm_adjusted",
     "simulate_task", "simulate_replications", "MetricModel", "DAModel", "SimulatedTask", "SimulatedReplications",
     "SimulationTruth", "pair_test_pvalues", "metric_test_pvalues", "correlation_test_pvalues", "rejection_rates",
     "promise_ledger",
