@@ -601,7 +601,7 @@ def compare_metrics(human, metrics: dict, *, statistic: str = "spa", n_resamples
         ``rng``: SPA's signs are then mt-metrics-eval's for that seed, and the swaps come from a
         separate stream of the same seed.
     spa_resamples, spa_method : int, {"permutation", "normal"}
-        How SPA's own p-values are computed: ``K`` shared sign patterns, or the normal limit.
+        How SPA's own p-values are computed: ``K`` shared sign patterns, or the normal approximation.
     ties : {"ge", "mid"}
         How SPA's p-values count null values equal to the observed one.
     permutation : {"both", "inputs", "systems"}

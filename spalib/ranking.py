@@ -81,8 +81,9 @@ def metric_intervals(human, metrics: dict, *, statistic: str = "spa", confidence
     A sample draws the test set's segments with replacement (every system keeps its output on
     a drawn segment) and recomputes the statistic; the interval is the ``(1 - level) / 2`` and
     ``(1 + level) / 2`` percentiles of the samples (scipy's ``method="percentile"``).  SPA is
-    recomputed with normal-limit p-values (the ``K -> inf`` limit of the permutation p-values,
-    which would cost ``K`` sign patterns per sample); PA from the samples' system totals;
+    recomputed with normal-approximation p-values (the central-limit approximation of the
+    sign-flip distribution, close to the exact p-value when there are many segments; the
+    permutation p-values would cost ``K`` sign patterns per sample); PA from the samples' system totals;
     acc_eq (group-by-item) as the mean of the drawn items' accuracies at fixed thresholds, so
     its interval leaves out the variability of the calibration.
 

@@ -113,7 +113,8 @@ def pairwise_pvalues(scores, *, n_resamples: int = 1000, rng=None, signs="bits",
         so that mathematically equal sums compare equal.
     method : {"permutation", "normal", "exact"}
         ``"permutation"``: Monte-Carlo, one sign matrix shared by all pairs.
-        ``"normal"``: the ``K -> inf`` limit, deterministic.
+        ``"normal"``: ``1 - Phi(T / sqrt(sum d^2))``, the normal approximation of the
+        sign-flip distribution (close to the exact p-value for many segments), deterministic.
         ``"exact"``: all ``2**L`` sign patterns (``L <= 20``).
     ties : {"ge", "mid"}
         ``"ge"`` counts null values equal to the observed one (the reference); ``"mid"`` counts
@@ -128,8 +129,9 @@ def pairwise_pvalues(scores, *, n_resamples: int = 1000, rng=None, signs="bits",
     Notes
     -----
     With ``d_l = x_il - x_jl``, ``T = sum_l d_l`` and null draws ``N_k = sum_l s_kl d_l``,
-    ``P[i, j] = #{k : N_k >= T} / K`` (no +1, as mt-metrics-eval).  The normal limit is
-    ``1 - Phi(T / sqrt(sum_l d_l^2))``.
+    ``P[i, j] = #{k : N_k >= T} / K`` (no +1, as mt-metrics-eval).  As ``K`` grows it tends to
+    the exact p-value over all ``2**L`` patterns; the normal approximation
+    ``1 - Phi(T / sqrt(sum_l d_l^2))`` approximates that exact value for many segments.
 
     References
     ----------

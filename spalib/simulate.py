@@ -465,7 +465,7 @@ def pair_test_pvalues(differences, *, n_resamples: int = 1000, rng=None) -> pd.D
     DataFrame, one row per replication
         ``ge``: ``#{T* >= T} / K``, spalib's and mt-metrics-eval's convention; ``plus_one``:
         ``(#{T* >= T} + 1) / (K + 1)`` (exact level); ``mid``: ties counted half; ``normal``:
-        the normal limit ``1 - Phi(T / sqrt(sum d^2))``; ``two_sided``: ``#{|T*| >= |T|} / K``.
+        the normal approximation ``1 - Phi(T / sqrt(sum d^2))``; ``two_sided``: ``#{|T*| >= |T|} / K``.
 
     Notes
     -----

@@ -1,5 +1,5 @@
 """Sign-flip kernels: the paired permutation null of every system pair, its p-values, their
-normal limit, and the one-sample sign-flip test of the pairs test.  No validation here: the
+normal approximation, and the one-sample sign-flip test of the pairs test.  No validation here: the
 public functions check every argument before calling these.
 
 Sign patterns are stored packed: ``packed[k, g]`` holds, in its bits 0..7, the signs of
