@@ -19,7 +19,7 @@ export OMP_WAIT_POLICY ?= PASSIVE
 INPUTS_HASH = $(shell cat requirements.txt pyproject.toml $$(find spalib -name '*.py' | sort) \
 	$$(find chapters/published benchmarks -type f \( -name '*.csv' -o -name '*.py' \) | sort) | sha256sum | cut -c1-16)
 
-.PHONY: book test data check-html clean help kernels
+.PHONY: book test data check-html clean help kernels lab
 
 # numba reuses a cached kernel while its own file is unchanged, even when a kernel it calls from
 # another file has changed (a pull or a branch switch can do that): the book and the tests keep
@@ -36,6 +36,7 @@ help:
 	@echo "make test        run the test suite (fetches the data first if missing)"
 	@echo "make check-html  open the built pages in headless Chromium and check them"
 	@echo "make data        show (and download if missing) the data folder"
+	@echo "make lab         open the chapters in JupyterLab (installs it into $(VENV) on first use)"
 
 # uv installs the same versions as pip in half the time (a fresh venv here: 18 s against 38 s);
 # pip installs them where uv can't (an index that only pip's configuration names, say)
@@ -72,6 +73,15 @@ book: $(INSTALLED) data $(MATHJAX) kernels
 	$(PY) _ext/execute_chapters.py
 	$(VENV)/bin/jupyter-book build . -W -n --keep-going
 	test -f _build/html/index.html || { echo "no _build/html/index.html: the build failed"; exit 1; }
+
+# JupyterLab, to run the chapters as notebooks: the book does not need it, so it is installed on
+# first use, with jupytext, which opens the chapters' MyST files as notebooks
+LAB_PACKAGES := jupyterlab jupytext
+lab: $(INSTALLED) data kernels
+	$(PY) -c 'import jupyterlab, jupytext' 2>/dev/null || { test -x $(VENV)/bin/uv \
+	  && $(VENV)/bin/uv pip install --quiet --python $(PY) $(LAB_PACKAGES) \
+	  || $(PY) -m pip install --quiet $(LAB_PACKAGES); }
+	cd chapters && ../$(VENV)/bin/jupyter lab $(LAB_ARGS)
 
 # the tests read the real data too: fetch it first, as `make book` does, whichever comes first
 test: $(INSTALLED) data kernels
