@@ -30,9 +30,10 @@ EXPLICIT = re.compile(r"^(?P<text>.*?)\s*<(?P<target>[^>]+)>$")
 
 PREFACE = """*This notebook is a chapter of the book as it was executed when the HTML pages were
 built: the outputs, the values in the text and the figures are that run's.  To run it yourself,
-put it in the `chapters/` folder of a clone of the book's repository and run `make data` there
-once (the chapters read `../benchmarks/` and the data folder).  Solutions are collapsed: click a
-"Solution" line or a hidden cell to open it.*"""
+in any folder, you need the library and the data: `pip install` the book's repository (which
+installs `spalib`, with the papers' published values), then `python -m spalib.data ensure` and
+`python -m spalib.data prepare` once, or set `SPALIB_DATA` to a folder your teacher prepared.
+Solutions are collapsed: click a "Solution" line or a hidden cell to open it.*"""
 
 
 def _cite(keys: str, kind: str, bib) -> str:

@@ -7,10 +7,10 @@ normal-limit p-values inside the test, greedy clusters.  For each seed and langu
 writes the significant PA and SPA pairs and the PA and SPA clusters, and the same under the
 one-sided test (the draws are shared: only the counting differs).
 
-    python benchmarks/table1_seeds.py              # seeds 1-7, writes benchmarks/results/table1_seeds.csv
+    python benchmarks/table1_seeds.py              # seeds 1-7, writes spalib/data/results/table1_seeds.csv
     python benchmarks/table1_seeds.py --permutation-spa --seeds 1 2 3 4 5
         # WMT23 en-de with SPA from 1,000 permutations inside the test (the paper's SPA), no early
-        # stopping: benchmarks/results/table1_permutation_spa.csv
+        # stopping: spalib/data/results/table1_permutation_spa.csv
 """
 
 from __future__ import annotations
@@ -27,8 +27,9 @@ import spalib
 from spalib import data
 
 LANGUAGE_PAIRS = [("wmt22", "zh-en"), ("wmt23", "en-de"), ("wmt23", "he-en"), ("wmt23", "zh-en")]
-OUT = os.path.join(os.path.dirname(__file__), "results", "table1_seeds.csv")
-OUT_PERMUTATION = os.path.join(os.path.dirname(__file__), "results", "table1_permutation_spa.csv")
+RESULTS = os.path.join(os.path.dirname(__file__), "..", "spalib", "data", "results")   # shipped
+OUT = os.path.join(RESULTS, "table1_seeds.csv")
+OUT_PERMUTATION = os.path.join(RESULTS, "table1_permutation_spa.csv")
 
 
 def one_sided_counts(comparison):

@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 
 import spalib
+from spalib.data import book_table
 from spalib.reproduction import LEDGER_KINDS, published_rounding
 
-CHAPTERS = os.path.join(os.path.dirname(__file__), os.pardir, "chapters")
 
 
 def ledger_rows(**columns):
@@ -106,13 +106,13 @@ def test_rejects_non_frames():
 
 
 def published_tables():
-    paths = sorted(glob.glob(os.path.join(CHAPTERS, "published", "*.csv")))
+    paths = sorted(glob.glob(str(book_table("published/williams.csv").parent / "*.csv")))
     return {os.path.basename(p): pd.read_csv(p, dtype=str, keep_default_na=False) for p in paths}
 
 
 @pytest.mark.parametrize("name", sorted(published_tables()))
 def test_every_published_table_states_a_kind_a_printed_number_and_its_source(name):
-    """Every row of chapters/published/*.csv: a number as printed in a paper, a known kind,
+    """Every row of spalib/data/published/*.csv: a number as printed in a paper, a known kind,
     a source in the paper, and a note wherever the data differ or are absent."""
     table = published_tables()[name]
     for column in ("published", "kind", "source", "note"):

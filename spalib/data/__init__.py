@@ -24,14 +24,14 @@ from spalib.data.mtme import (MTME_META, EvalSet, MetaInfo, MetricInputs, Segmen
                               write_seg_score_file)
 from spalib.data.summeval import (SUMMEVAL_DIMENSIONS, SUMMEVAL_GROUPS, SUMMEVAL_METRIC_FILES, SummEval,
                                    load_summeval)
-from spalib.data.paths import DATA_ENV, data_root, dataset_path, download, resolve_root, write_manifest
+from spalib.data.paths import DATA_ENV, book_table, data_root, dataset_path, download, resolve_root, write_manifest
 from spalib.data.wmt import (WMT13_LPS, WMT_TOEN_DA_LPS, ToEnglishDA, ToEnglishTexts, da_output_names, load_wmt12,
                              load_wmt13_da, load_wmt13_texts, load_wmt17_da, load_wmt17_testset, load_wmt20_da,
                              load_wmt_da_judgements, load_wmt_da_seg_scores, load_wmt_toen_da, load_wmt_toen_texts,
                              prepare_statistics, read_williams_results, read_worker_mean_sd)
 
 __all__ = [
-    "data_root", "dataset_path", "resolve_root", "download", "write_manifest", "DATASETS", "DATA_ENV",
+    "data_root", "dataset_path", "resolve_root", "download", "write_manifest", "DATASETS", "DATA_ENV", "book_table",
     "EvalSet", "load_mtme", "MTME_META", "complete_segments", "read_seg_score_file", "segment_task",
     "SegmentTask", "MetaInfo", "from_long", "write_seg_score_file", "metric_inputs", "write_metric_inputs",
     "MetricInputs",

@@ -8,10 +8,49 @@ from pathlib import Path
 from spalib.data._download import DATASETS, MANIFEST, fetch, file_sha256
 from spalib.data._tables import resolve
 
-__all__ = ["DATA_ENV", "data_root", "dataset_path", "resolve_root", "download", "write_manifest"]
+__all__ = ["DATA_ENV", "data_root", "dataset_path", "resolve_root", "download", "write_manifest", "book_table"]
 
 DATA_ENV = "SPALIB_DATA"
 _PROJECT_ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+_BOOK_TABLES = Path(__file__).resolve().parent
+
+
+def book_table(name: str) -> Path:
+    """A table the book ships inside spalib, so that a chapter runs outside a clone of the book.
+
+    Parameters
+    ----------
+    name : str
+        ``"published/NAME.csv"``: a paper's numbers, typed once as printed, one file per chapter;
+        or ``"results/NAME.csv"``: the seed sweeps that ``benchmarks/table1_seeds.py`` measures.
+
+    Returns
+    -------
+    pathlib.Path
+        The file, inside the installed package.
+
+    Notes
+    -----
+    A chapter reads these with ``pandas.read_csv(book_table(...))``; a notebook downloaded from
+    the book then needs only the installed library and the data folder.
+
+    References
+    ----------
+    Each row of ``published/*.csv`` names its source in the paper (``source``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> pd.read_csv(book_table("published/williams.csv")).columns[0]
+    'quantity'
+    """
+    folder, _, file = str(name).partition("/")
+    shipped = sorted(f"{d}/{p.name}" for d in ("published", "results") for p in (_BOOK_TABLES / d).glob("*.csv"))
+    if folder not in ("published", "results") or "/" in file or f"{folder}/{file}" not in shipped:
+        raise ValueError(f"`name` must be one of the book's tables {shipped}; got {name!r}")
+    return _BOOK_TABLES / folder / file
 
 
 def _cache_root() -> Path:
