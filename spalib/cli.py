@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
-import contextlib
 import multiprocessing
 import os
 import sys
@@ -136,22 +135,39 @@ def _rank(args) -> int:
                   f"{info['segments_without_score']} segments without a score (dropped for every metric)",
                   file=sys.stderr)
         tasks[lp] = task
+    # the baselines are checked before the long work, not after it
+    ranked = set(next(iter(tasks.values())).metrics)
+    if args.baseline and not names:
+        raise ValueError("--baseline names what the metrics given with --add are compared with: "
+                         "give one with --add NAME=FILE")
+    unknown = sorted(set(args.baseline) - ranked)
+    if unknown:
+        raise ValueError(f"--baseline: no metric named {', '.join(unknown)} in the ranking")
+    own = sorted(set(args.baseline) & set(names))
+    if own:
+        raise ValueError(f"--baseline {own[0]}: that is the metric given with --add; give baselines other than it")
     start = time.perf_counter()
     # spawned workers: a forked child would inherit numba's running thread pool
-    with (concurrent.futures.ProcessPoolExecutor(args.jobs, mp_context=multiprocessing.get_context("spawn"))
-          if args.jobs > 1 else contextlib.nullcontext()) as executor:
+    executor = (concurrent.futures.ProcessPoolExecutor(args.jobs, mp_context=multiprocessing.get_context("spawn"))
+                if args.jobs > 1 else None)
+    try:
         ranking = rank_metrics(tasks, statistics=args.stat, n_resamples=args.k, rng=args.seed, signs=args.signs,
                                spa_resamples=args.spa_resamples, interval_resamples=args.bootstrap,
                                early_stopping=WMT_EARLY_STOPPING if args.wmt_early_stopping else None,
                                progress=not args.quiet, executor=executor)
+    except BaseException:   # Ctrl-C, say: stop the workers now, not after their current comparison
+        if executor is not None:
+            workers = list((getattr(executor, "_processes", None) or {}).values())   # shutdown forgets them
+            executor.shutdown(wait=False, cancel_futures=True)
+            for worker in workers:
+                worker.terminate()
+        raise
+    if executor is not None:
+        executor.shutdown()
     print(f"ranked in {time.perf_counter() - start:.1f} s", file=sys.stderr)
     for warning in ranking.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     text = ranking.to_string(args.format)
-    ranked = set(next(iter(ranking.comparisons.values())).scores.index)
-    unknown = sorted(set(args.baseline) - ranked)
-    if unknown:
-        raise ValueError(f"--baseline: no metric named {', '.join(unknown)} in the ranking")
     listed = set().union(*(t.report.get("baseline_metrics", ()) for t in tasks.values()))
     baselines = args.baseline or sorted((listed | {f"{b}[noref]" for b in listed}) & ranked)
     for name in names if baselines else ():

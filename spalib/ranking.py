@@ -20,7 +20,7 @@ from tqdm import tqdm
 from spalib._core import bootstrap, engine, meta, signs as sign_kernels
 from spalib._core.align import align_metrics
 from spalib._core.validation import (choice_iv, flag_iv, int_iv, labels_iv, positive_int_iv, probability_iv, real_iv,
-                                     rescaled, rng_iv, sums_iv)
+                                     rescaled, rng_iv, sums_iv, threading_layer)
 from spalib._core.sign_matrix import signs_arguments_iv
 from spalib.metametrics import EarlyStopping, MetricComparison, compare_metrics, significance_ranks
 from spalib.rank_correlations import kendall_tau, tie_calibration
@@ -535,6 +535,7 @@ def _rank_metrics_iv(tasks, statistics, n_resamples, rng, signs, spa_resamples, 
     if executor is not None and not callable(getattr(executor, "submit", None)):
         raise TypeError(f"`executor` must be None or a concurrent.futures.Executor (anything with submit()), e.g. "
                         f"ProcessPoolExecutor() or a Dask client's get_executor(); got {executor!r}")
+    _executor_iv(executor)
     if signs == "mtme":
         seeds = [rng] * (len(prepared) * len(statistics) + 1)  # the toolkit seeds every task alike
     else:
@@ -547,17 +548,42 @@ def _rank_metrics_iv(tasks, statistics, n_resamples, rng, signs, spa_resamples, 
     return prepared, statistics, interval_resamples, confidence_level, seeds, warnings, summaries
 
 
+def _executor_iv(executor) -> None:
+    """Refuse the executors the kernels cannot run under, before any work is queued."""
+    if isinstance(executor, concurrent.futures.ProcessPoolExecutor):
+        context = getattr(executor, "_mp_context", None)
+        if context is not None and context.get_start_method() == "fork":
+            raise ValueError("`executor`: a forked process cannot run numba's parallel kernels once the parent "
+                             "has; use ProcessPoolExecutor(mp_context=multiprocessing.get_context('spawn'))")
+    if isinstance(executor, concurrent.futures.ThreadPoolExecutor) and threading_layer() == "workqueue":
+        raise ValueError("`executor`: numba's workqueue threading layer aborts the process when two threads run "
+                         "its kernels at once; use a spawn ProcessPoolExecutor, or install OpenMP or TBB")
+
+
 def _run_comparisons(jobs: dict, executor, progress: bool) -> dict:
-    """Every job's :func:`compare_metrics`, in the jobs' order: here, or on ``executor``."""
+    """Every job's :func:`compare_metrics`, in the jobs' order: here, or on ``executor``; on any
+    exception (Ctrl-C included) the comparisons not yet started are cancelled.
+    """
     if executor is None:
         return {(task, stat): compare_metrics(*args, progress=f"{task} {stat}" if progress else False, **kw)
                 for (task, stat), (args, kw) in jobs.items()}
-    futures = {key: executor.submit(compare_metrics, *args, **kw) for key, (args, kw) in jobs.items()}
-    done = tqdm(concurrent.futures.as_completed(futures.values()), total=len(futures), desc="comparisons",
-                disable=not progress)
-    for _ in done:
-        pass
-    return {key: future.result() for key, future in futures.items()}
+    futures = {}
+    try:
+        for key, (args, kw) in jobs.items():
+            futures[key] = executor.submit(compare_metrics, *args, **kw)
+            if not isinstance(futures[key], concurrent.futures.Future):
+                raise TypeError(f"`executor`.submit must return a concurrent.futures.Future; got "
+                                f"{type(futures[key]).__name__}")
+        done = tqdm(concurrent.futures.as_completed(futures.values()), total=len(futures), desc="comparisons",
+                    disable=not progress)
+        for _ in done:
+            pass
+        return {key: future.result() for key, future in futures.items()}
+    except BaseException:
+        for future in futures.values():
+            if isinstance(future, concurrent.futures.Future):
+                future.cancel()
+        raise
 
 
 def rank_metrics(tasks: dict, *, statistics=("spa", "pa"), n_resamples: int = 1000, rng=None, signs="bits",
@@ -587,7 +613,10 @@ def rank_metrics(tasks: dict, *, statistics=("spa", "pa"), n_resamples: int = 10
     executor : concurrent.futures.Executor, optional
         Runs the comparisons, one (task, statistic) each, e.g. a
         ``ProcessPoolExecutor(mp_context=multiprocessing.get_context("spawn"))`` or a Dask
-        cluster's ``client.get_executor()``; the results are identical to a serial run.
+        cluster's ``client.get_executor()``; the results are identical to a serial run.  A
+        fork-context process pool, and a thread pool on numba's workqueue threading layer, are
+        refused (numba's kernels cannot run under them); on any exception, Ctrl-C included, the
+        comparisons not yet started are cancelled.
 
     Returns
     -------

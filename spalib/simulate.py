@@ -563,11 +563,23 @@ def metric_test_pvalues(replications: SimulatedReplications, first: str, second:
         raise TypeError(f"`early_stopping` must be None or an EarlyStopping; got {early_stopping!r}")
     if early_stopping is not None and not isinstance(alternative, str):
         raise ValueError("`early_stopping` stops on one p-value: give one `alternative`, not a tuple")
+    human = real_array_iv(replications.human, "replications.human", ndim=3)
+    if human.shape[1] < 2 or human.shape[2] < 1:
+        raise ValueError(f"`replications.human` needs at least 2 systems and 1 segment; got shape {human.shape}")
+    for name in (first, second):
+        shape = np.shape(replications.metrics[name])
+        if shape != human.shape:
+            raise ValueError(f"`replications.metrics[{name!r}]` must have the human scores' shape {human.shape} "
+                             f"(replications x systems x segments); got {shape}")
+        real_array_iv(replications.metrics[name], f"replications.metrics[{name!r}]", ndim=3)
     seed = _seed_from(rng)
     stop = early_stopping or EarlyStopping(n_resamples, 0.0, 1.0)
     z_first, z_second = (np.stack([meta.zscored(m) for m in replications.metrics[name]]) for name in (first, second))
+    # every statistic here ignores the human scores' scale: a power of two per replication brings
+    # them near 1 exactly, so the normal p-values' squares neither overflow nor vanish
+    exponents = np.frexp(np.abs(human).reshape(len(human), -1).max(axis=1))[1][:, None, None]
     delta, greater, two_sided, used = simulation_kernels.metric_test_counts(
-        replications.human, z_first, z_second,
+        np.ascontiguousarray(np.ldexp(human, -exponents)), z_first, z_second,
         simulation_kernels.STATISTICS.index(statistic), simulation_kernels.SCHEMES.index(permutation), n_resamples,
         stop.block_size if early_stopping else n_resamples, stop.early_min if early_stopping else -1.0,
         stop.early_max if early_stopping else 2.0, alternative == "two-sided", seed)
@@ -605,7 +617,9 @@ def correlation_test_pvalues(human, first, second, *, n_resamples: int = 1000, r
     -------
     DataFrame, one row per replication
         ``delta`` = ``r(h, first) - r(h, second)`` (Pearson) and the two-sided ``pvalue``
-        ``#{|Δ*| >= |Δ|} / K``.
+        ``#{|Δ*| >= |Δ|} / K``, over the ``K`` draws whose correlations are defined (a swap can
+        leave a metric's row constant; with continuous scores none does).  A row that is
+        constant before any swap is refused: its correlation is undefined.
 
     Notes
     -----
@@ -637,11 +651,26 @@ def correlation_test_pvalues(human, first, second, *, n_resamples: int = 1000, r
         raise ValueError(f"`human`, `first` and `second` must have one shape; got {h.shape}, {x.shape}, {y.shape}")
     if h.shape[1] < 3:
         raise ValueError(f"the correlations need at least 3 items; got {h.shape[1]}")
+    for name, rows in (("human", h), ("first", x), ("second", y)):
+        constant = np.flatnonzero(np.ptp(rows, axis=1) == 0)
+        if constant.size:
+            raise ValueError(f"`{name}` row {constant[0]} is constant: its correlation is undefined")
     n_resamples = positive_int_iv(n_resamples, "n_resamples")
     seed = _seed_from(rng)
-    delta, two = simulation_kernels.correlation_difference_counts(
+    # Pearson's r ignores a row's scale: powers of two bring every row near 1 exactly (the two
+    # metrics' rows by one factor, as a draw mixes them), so squares neither overflow nor vanish
+    h = np.ldexp(h, -_row_exponents(h))
+    x, y = (np.ldexp(v, -_row_exponents(np.hstack([x, y]))) for v in (x, y))
+    delta, two, defined = simulation_kernels.correlation_difference_counts(
         np.ascontiguousarray(h), np.ascontiguousarray(x), np.ascontiguousarray(y), n_resamples, seed)
-    return pd.DataFrame({"delta": delta, "pvalue": two / n_resamples})
+    with np.errstate(invalid="ignore"):
+        pvalue = np.where(defined > 0, two / np.maximum(defined, 1), np.nan)
+    return pd.DataFrame({"delta": delta, "pvalue": pvalue})
+
+
+def _row_exponents(rows: np.ndarray) -> np.ndarray:
+    """Per row, the binary exponent of its largest magnitude, as a column."""
+    return np.frexp(np.abs(rows).max(axis=1))[1][:, None]
 
 
 def rejection_rates(pvalues, alphas=(0.01, 0.05, 0.10)) -> pd.DataFrame:
@@ -679,8 +708,18 @@ def rejection_rates(pvalues, alphas=(0.01, 0.05, 0.10)) -> pd.DataFrame:
     frame = pvalues.to_frame() if isinstance(pvalues, pd.Series) else pvalues
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"`pvalues` must be a DataFrame or Series; got {type(pvalues).__name__}")
-    values = real_array_iv(frame.to_numpy(dtype=float), "pvalues", ndim=2)
+    try:
+        values = frame.to_numpy(dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError("`pvalues` must hold numbers (p-values)") from None
+    values = real_array_iv(values, "pvalues", ndim=2)
+    if values.shape[0] == 0 or values.shape[1] == 0:
+        raise ValueError(f"`pvalues` needs at least one replication and one test; got shape {values.shape}")
+    if ((values < 0) | (values > 1)).any():
+        raise ValueError("`pvalues` must lie in [0, 1]: they are p-values")
     levels = [probability_iv(a, "alphas") for a in np.atleast_1d(alphas)]
+    if not levels:
+        raise ValueError("`alphas` must give at least one level")
     out = {}
     for alpha in levels:
         rate = (values <= alpha).mean(axis=0)

@@ -342,7 +342,25 @@ def test_the_command_compares_an_added_metric_with_the_baselines(en_de, tmp_path
     assert [line[2] for line in lines] == ["chrF", "BLEU"]
     assert main(["rank", "--test-set", "wmt23", "--lp", "en-de", "--add", f"Ensemble={path}", "--stat", "pa",
                  "--k", "5", "--bootstrap", "0", "--quiet", "--baseline", "chrf"]) == 2
-    assert "--baseline: no metric named chrf" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "--baseline: no metric named chrf" in err and "ranked in" not in err   # refused before ranking
+    assert main(["rank", "--test-set", "wmt23", "--lp", "en-de", "--add", f"Ensemble={path}",
+                 "--baseline", "Ensemble", "--quiet"]) == 2
+    assert "--baseline Ensemble: that is the metric given with --add" in capsys.readouterr().err
+    assert main(["rank", "--test-set", "wmt23", "--lp", "en-de", "--baseline", "chrF", "--quiet"]) == 2
+    assert "give one with --add NAME=FILE" in capsys.readouterr().err
+
+
+def test_a_metric_is_refused_as_the_human_score(en_de, capsys):
+    """bad-input cause 6: --human and human= take a human score only."""
+    with pytest.raises(ValueError, match="got 'COMET-refA': a metric's scores, not human ones"):
+        data.segment_task(en_de, human="COMET-refA")
+    with pytest.raises(ValueError, match="got 'COMET-refA': a metric's scores"):
+        data.metric_inputs(en_de, human="COMET-refA")
+    with pytest.raises(TypeError, match="`es` must be an EvalSet"):
+        data.metric_inputs("wmt23")
+    assert main(["rank", "--test-set", "wmt23", "--lp", "en-de", "--human", "COMET-refA", "--quiet"]) == 2
+    assert "a metric's scores, not human ones" in capsys.readouterr().err
 
 
 def test_the_exported_inputs_make_a_score_file_the_command_accepts(tmp_path, capsys):
@@ -479,3 +497,28 @@ def test_the_command_warns_about_a_metric_scored_against_another_reference(he_en
     assert status == 0
     assert ("warning: he-en: Mine gives refA the best score on 100% of the segments: it seems to have been "
             "scored against refA; the standard reference of wmt23 he-en is refB") in err.splitlines()
+
+
+def test_rank_metrics_refuses_a_fork_process_pool_before_any_work():
+    """bad-input cause 5: a forked worker cannot run numba's parallel kernels once the parent has."""
+    import concurrent.futures
+    import multiprocessing
+
+    rng = np.random.default_rng(0)
+    human = rng.normal(size=(4, 20))
+    metrics = {"a": human + 1, "b": 2 * human + rng.normal(size=human.shape)}
+    with concurrent.futures.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as pool:
+        with pytest.raises(ValueError, match="spawn"):
+            spalib.rank_metrics({"t": (human, metrics)}, n_resamples=10, rng=0, executor=pool)
+
+
+def test_rank_metrics_refuses_a_submit_that_returns_no_future():
+    class Eager:
+        def submit(self, fn, *args, **kw):
+            return fn(*args, **kw)
+
+    rng = np.random.default_rng(0)
+    human = rng.normal(size=(4, 20))
+    metrics = {"a": human + 1, "b": 2 * human + rng.normal(size=human.shape)}
+    with pytest.raises(TypeError, match="`executor`.submit must return a concurrent.futures.Future"):
+        spalib.rank_metrics({"t": (human, metrics)}, n_resamples=10, rng=0, interval_resamples=0, executor=Eager())

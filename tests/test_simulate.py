@@ -1,5 +1,6 @@
 """The simulation lab's generator: its moments, its truth, and p-values uniform under its null."""
 
+import dataclasses
 import functools
 import operator
 
@@ -336,3 +337,65 @@ def test_row_sums_are_numpys_row_sums_in_column_order():
         sums = simulation_kernels._row_sums(x, absolute)
         expected = [functools.reduce(operator.add, np.abs(row) if absolute else row, 0.0) for row in x]
         assert sums.tobytes() == np.array(expected).tobytes()   # +0.0 for the row of -0.0 too
+
+
+def test_metric_test_pvalues_refuses_replications_the_kernels_cannot_read():
+    """bad-input cause 1: hand-built or mutated replications never reach the kernels."""
+    sim = spalib.simulate_replications([0, 0.1, 0.2], 30, {"a": MetricModel(), "b": MetricModel()}, 20, rng=0)
+    wide = {"a": np.zeros((20, 3, 400)), "b": np.zeros((20, 3, 400))}
+    with pytest.raises(ValueError, match=r"`replications.metrics\['a'\]` must have the human scores' shape"):
+        spalib.metric_test_pvalues(dataclasses.replace(sim, metrics=wide), "a", "b", statistic="spa", rng=1)
+    with pytest.raises(ValueError, match="`replications.human` must have 3 dimension"):
+        spalib.metric_test_pvalues(dataclasses.replace(sim, human=np.zeros((3, 30))), "a", "b", rng=1)
+    human = sim.human.copy()
+    human[0, 0, 0] = np.nan
+    with pytest.raises(ValueError, match="`replications.human` has 1 missing"):
+        spalib.metric_test_pvalues(dataclasses.replace(sim, human=human), "a", "b", rng=1)
+
+
+@pytest.mark.parametrize("statistic", ["pa", "spa"])
+def test_metric_test_pvalues_ignore_the_human_scores_scale(statistic):
+    """bad-input cause 3: x 1e+-200 gives the unscaled p-values (powers of two are exact)."""
+    sim = spalib.simulate_replications([0, 0.1, 0.2], 30, {"a": MetricModel(), "b": MetricModel(noise_sd=2)}, 20,
+                                       rng=0)
+    base = spalib.metric_test_pvalues(sim, "a", "b", statistic=statistic, rng=1)
+    for factor in (1e200, 1e-200, 2.0 ** 600):
+        scaled = spalib.metric_test_pvalues(dataclasses.replace(sim, human=sim.human * factor), "a", "b",
+                                            statistic=statistic, rng=1)
+        np.testing.assert_allclose(scaled.to_numpy(), base.to_numpy(), rtol=0, atol=1e-12)
+
+
+def test_correlation_test_refuses_constant_rows_and_ignores_scale():
+    """bad-input causes 2 and 3: a constant row is refused by name; scale does not matter."""
+    rng = np.random.default_rng(0)
+    h = rng.normal(size=(30, 20))
+    x, y = h + rng.normal(size=h.shape), h + rng.normal(size=h.shape)
+    base = spalib.correlation_test_pvalues(h, x, y, n_resamples=200, rng=1)
+    scaled = spalib.correlation_test_pvalues(h * 1e200, x * 1e-200, y * 1e-200, n_resamples=200, rng=1)
+    np.testing.assert_allclose(scaled["delta"], base["delta"], rtol=1e-12)
+    assert (scaled["pvalue"] == base["pvalue"]).all()
+    h[7] = 3.0
+    with pytest.raises(ValueError, match="`human` row 7 is constant"):
+        spalib.correlation_test_pvalues(h, x, y, rng=1)
+
+
+def test_correlation_test_leaves_out_draws_without_a_correlation():
+    """Scores with ties: a swap can make a metric's row constant; such draws are left out."""
+    rng = np.random.default_rng(0)
+    h = rng.integers(0, 3, size=(300, 4)).astype(float)
+    x = rng.integers(0, 2, size=(300, 4)).astype(float)
+    y = 1 - x
+    keep = (np.ptp(h, axis=1) > 0) & (np.ptp(x, axis=1) > 0)
+    out = spalib.correlation_test_pvalues(h[keep], x[keep], y[keep], n_resamples=50, rng=2)
+    assert out["pvalue"].between(0, 1).all()
+
+
+@pytest.mark.parametrize("pvalues, alphas, error, match", [
+    (pd.Series([7.0, -0.5, 0.3]), (0.05,), ValueError, r"must lie in \[0, 1\]"),
+    (pd.DataFrame({"t": []}), (0.05,), ValueError, "at least one replication"),
+    (pd.Series([0.1]), [], ValueError, "`alphas` must give at least one level"),
+    (pd.DataFrame({"t": ["0.1", "x"]}), (0.05,), TypeError, "`pvalues` must hold numbers"),
+])
+def test_rejection_rates_refuses_what_is_not_a_set_of_pvalues(pvalues, alphas, error, match):
+    with pytest.raises(error, match=match):
+        spalib.rejection_rates(pvalues, alphas=alphas)

@@ -89,7 +89,12 @@ def pair_tests(statistic, order: list, *, n_resamples: int, block: int, alternat
         parts = []
         while used < n_resamples:
             size = min(block, n_resamples - used)
-            parts.append(draw(size, rng))
+            try:
+                parts.append(draw(size, rng))
+            except SystemError as error:   # Ctrl-C inside a numba kernel surfaces as a SystemError
+                if isinstance(error.__cause__, KeyboardInterrupt):
+                    raise KeyboardInterrupt from None
+                raise
             count += count_extreme(parts[-1], delta, tolerance, alternative)
             used += size
             if count / used < early_min or count / used > early_max:

@@ -1,7 +1,8 @@
 """The simulation lab's replication loops: many simulated test sets, each tested with its own
 random draws, in one jitted loop.  Every replication's draws come from its own counter-based
 stream (SplitMix64 keyed by seed, replication and draw), so results are identical for any
-number of threads.  The statistics are the library's own kernels.  No validation here.
+number of threads.  The statistics are the library's own kernels.  No validation here: the
+public functions of :mod:`spalib.simulate` check every array before it reaches a kernel.
 """
 
 from __future__ import annotations
@@ -195,11 +196,14 @@ def _row_sums(x, absolute):
 def correlation_difference_counts(human, first, second, n_resamples, seed):
     """The paired permutation test of ``r(h, m1) - r(h, m2)`` (Pearson) in every replication:
     each draw swaps the two metrics' scores of every item with probability 1/2; counts draws
-    with ``|Δ*| >= |Δ|``.
+    with ``|Δ*| >= |Δ|`` and the draws whose correlations are defined (a swap can make a
+    metric's row constant: that draw has no correlation and is left out of both counts).
+    The caller refuses constant rows, so ``observed`` is always defined.
     """
     n_replications, n = human.shape
     observed = np.empty(n_replications)
     two_sided = np.zeros(n_replications, dtype=np.int64)
+    defined = np.zeros(n_replications, dtype=np.int64)
     for r in prange(n_replications):
         h = human[r] - human[r].mean()
         hh = math.sqrt((h * h).sum())
@@ -213,12 +217,19 @@ def correlation_difference_counts(human, first, second, n_resamples, seed):
                     x2[i], y2[i] = y[i], x[i]
                 else:
                     x2[i], y2[i] = x[i], y[i]
-            if abs(_pearson(h, hh, x2) - _pearson(h, hh, y2)) >= abs(observed[r]) * (1 - 1e-12):
-                two_sided[r] += 1
-    return observed, two_sided
+            d = _pearson(h, hh, x2) - _pearson(h, hh, y2)
+            if not math.isnan(d):
+                defined[r] += 1
+                if abs(d) >= abs(observed[r]) * (1 - 1e-12):
+                    two_sided[r] += 1
+    return observed, two_sided, defined
 
 
 @njit(cache=True)
 def _pearson(centred, norm, x):
+    """Pearson's r of a centred row (of norm ``norm``) with ``x``; NaN when ``x`` is constant."""
     xc = x - x.mean()
-    return (centred * xc).sum() / (norm * math.sqrt((xc * xc).sum()))
+    xx = math.sqrt((xc * xc).sum())
+    if xx == 0.0 or norm == 0.0:
+        return np.nan
+    return (centred * xc).sum() / (norm * xx)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from numba import njit, prange
 
 
 ALTERNATIVES = ("greater", "two-sided")
@@ -204,3 +205,17 @@ def keys_iv(keys, name: str, n_rows: int) -> pd.Index:
             if len(kinds) > 1 and not all(isinstance(x, numbers.Real) for x in level):
                 raise ValueError(f"`{name}` mixes key types{where} ({', '.join(sorted(kinds))}); use one type")
     return index
+
+
+@njit(cache=True, parallel=True)
+def _two_threads(out):
+    for i in prange(out.size):
+        out[i] = i
+
+
+def threading_layer() -> str:
+    """The threading layer numba's parallel kernels run on ("omp", "tbb" or "workqueue")."""
+    import numba
+
+    _two_threads(np.empty(2))   # numba picks the layer when the first parallel kernel runs
+    return numba.threading_layer()

@@ -821,6 +821,21 @@ def _data_file(path: Path) -> Path:
     return path if path.exists() else path.with_name(path.name + ".gz")
 
 
+def _human_iv(es: EvalSet, human) -> str:
+    """The human score to rank against: the test set's standard one (None), or another of its
+    human scores by name; a metric's scores are refused.
+    """
+    if human is None:
+        return es.std_gold
+    if not isinstance(human, str):
+        raise TypeError(f"`human` must be None or the name of a human score; got {human!r}")
+    if human not in es.human_score_names:
+        what = "a metric's scores, not human ones" if human in es.metric_names else "not a score of this test set"
+        raise ValueError(f"`human` must name one of {es.test_set}/{es.lp}'s human scores "
+                         f"({', '.join(es.human_score_names)}); got {human!r}: {what}")
+    return human
+
+
 def metric_inputs(es: EvalSet, *, human: str | None = None) -> MetricInputs:
     """The texts a new metric must score to be ranked on ``es``, and where they are.
 
@@ -853,7 +868,9 @@ def metric_inputs(es: EvalSet, *, human: str | None = None) -> MetricInputs:
     >>> inputs.standard_reference, "refA" in inputs.systems, inputs.n_segments
     ('refB', True, 1910)
     """
-    human = human or es.std_gold
+    if not isinstance(es, EvalSet):
+        raise TypeError(f"`es` must be an EvalSet (from load_mtme); got {type(es).__name__}")
+    human = _human_iv(es, human)
     gold = es.seg_scores(human)
     systems, dropped = _ranked_systems(es, gold, human)
     folder = es.folder
@@ -979,8 +996,6 @@ def segment_task(es: EvalSet, *, human: str | None = None, reference_free: bool 
     """
     if not isinstance(es, EvalSet):
         raise TypeError(f"`es` must be an EvalSet (from load_mtme); got {type(es).__name__}")
-    if human is not None and not isinstance(human, str):
-        raise TypeError(f"`human` must be None or the name of a human score; got {human!r}")
     reference_free = flag_iv(reference_free, "reference_free")
     primary_only = flag_iv(primary_only, "primary_only")
     include_human_systems = flag_iv(include_human_systems, "include_human_systems")
@@ -997,7 +1012,7 @@ def segment_task(es: EvalSet, *, human: str | None = None, reference_free: bool 
     for name in extra_metrics:
         if not isinstance(name, str) or not name:
             raise TypeError(f"`extra_metrics` names must be non-empty str; got {name!r}")
-    human = human or es.std_gold
+    human = _human_iv(es, human)
     gold = es.seg_scores(human)
     systems, dropped = _ranked_systems(es, gold, human, include_human_systems)
     standard = es.std_metric_names(reference_free=reference_free)
