@@ -29,7 +29,7 @@ import pandas as pd
 from spalib._core.bootstrap import _bootstrap_scores
 from spalib._core.corpus_kernels import CODE, N_STATS
 from spalib._core.validation import (
-    choice_iv, flag_iv, keys_iv, labels_iv, positive_int_iv, real_array_iv, rng_iv,
+    choice_iv, flag_iv, keys_iv, labels_iv, names_iv, positive_int_iv, real_array_iv, rng_iv,
 )
 from spalib.corpus_metrics import corpus_score, is_lower_better
 
@@ -128,7 +128,7 @@ def system_pairs(systems, within=None) -> pd.DataFrame:
         index = keys_iv(systems, "systems", len(systems))
     frame = index.to_frame(index=False) if index.nlevels > 1 or index.name is not None \
         else pd.DataFrame({"system": np.asarray(index, dtype=object) if index.dtype == object else index})
-    within = [] if within is None else [within] if isinstance(within, str) else list(within)
+    within = [] if within is None else names_iv(within, "within")
     unknown = [w for w in within if w not in frame.columns]
     if unknown:
         raise ValueError(f"`within` names {unknown}, which are not key columns of `systems` ({list(frame.columns)})")

@@ -173,7 +173,10 @@ def _rank(args) -> int:
     for name in names if baselines else ():
         text += "\n" + ranking.versus_string(name, baselines)
     if args.output:
-        args.output.write_text(text, encoding="utf-8")
+        try:
+            args.output.write_text(text, encoding="utf-8")
+        except OSError as error:   # a full disk, say: name the file
+            raise ValueError(f"--output {args.output}: {error.strerror or error}") from None
     else:
         sys.stdout.write(text)
     return 0

@@ -98,6 +98,8 @@ class SoftPairwiseAccuracyResult:
             The same p-values restricted to those systems (kept in the order of :attr:`systems`)
             and their SPA, :func:`spa_from_pvalues`.
         """
+        if systems is None or isinstance(systems, str) or not np.iterable(systems):
+            raise TypeError(f"`systems` must be a sequence of at least two systems; got {systems!r}")
         wanted = list(systems)
         unknown = [s for s in wanted if s not in self.systems]
         if unknown:

@@ -19,8 +19,8 @@ from tqdm import tqdm
 
 from spalib._core import bootstrap, engine, meta, signs as sign_kernels
 from spalib._core.align import align_metrics
-from spalib._core.validation import (choice_iv, flag_iv, int_iv, labels_iv, positive_int_iv, probability_iv, real_iv,
-                                     rescaled, rng_iv, sums_iv, threading_layer)
+from spalib._core.validation import (choice_iv, flag_iv, int_iv, labels_iv, names_iv, positive_int_iv, probability_iv,
+                                     real_iv, rescaled, rng_iv, sums_iv, threading_layer)
 from spalib._core.sign_matrix import signs_arguments_iv
 from spalib.metametrics import EarlyStopping, MetricComparison, compare_metrics, significance_ranks
 from spalib.rank_correlations import kendall_tau, tie_calibration
@@ -298,7 +298,9 @@ class MetricRanking:
         two-sided question, hence the two-sided test.
         """
         names = list(next(iter(self.comparisons.values())).scores.index)
-        baselines = [baselines] if isinstance(baselines, str) else list(baselines)
+        baselines = names_iv(baselines, "baselines")
+        if len(set(baselines)) != len(baselines):
+            raise ValueError(f"`baselines` names a metric more than once: {baselines}")
         unknown = [m for m in [name, *baselines] if m not in names]
         if unknown:
             raise ValueError(f"no metric named {', '.join(map(repr, unknown))} in the ranking")
@@ -487,8 +489,10 @@ def _added_metric_warnings(task: str, human: pd.DataFrame, metrics: dict, report
         pa = meta._pairwise_agreement(human_sys.to_numpy(), metric_sys.to_numpy(), 0.0)
         accuracy = pa[0] / pa[1]
         if r < 0 or accuracy < 0.5:
-            out.append(f"{task}: {name} looks reversed (system-level r = {r:.2f}, PA = {accuracy:.2f}): "
-                       f"if smaller is better, pass --lower-is-better {name}")
+            advice = (f"it was negated by --lower-is-better {name}: drop that option if larger is better"
+                      if name in report.get("lower_is_better_metrics", ()) else
+                      f"if smaller is better, pass --lower-is-better {name}")
+            out.append(f"{task}: {name} looks reversed (system-level r = {r:.2f}, PA = {accuracy:.2f}): {advice}")
         for reference in report.get("reference_systems", []):
             best = (frame.loc[reference] >= frame.max(axis=0)).mean()
             if best >= 0.9:

@@ -64,9 +64,9 @@ def _reproduction_ledger_iv(rows):
         if not all(isinstance(text, str) for text in printed):
             raise ValueError("give `published` as printed (strings, so that '0.90' keeps its rounding), "
                              "or a `rounding` column")
-        rows["rounding"] = printed.map(published_rounding)
+        rows["rounding"] = _by_row(printed, published_rounding)
     # as printed ("0.90", "31%"), or a number when a `rounding` column gives the unit
-    rows["published"] = printed.map(lambda x: published_value(x) if isinstance(x, str) else x)
+    rows["published"] = _by_row(printed, lambda x: published_value(x) if isinstance(x, str) else x)
     numbers_ = pd.DataFrame({
         "published": _numbers_iv(rows, "published"),
         "ours": _numbers_iv(rows, "ours", missing_ok=True),
@@ -183,6 +183,17 @@ def reproduction_ledger(rows: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"published": shown, "ours": numbers_["ours"],
                          "|difference|": difference, "tolerance": tolerance, "basis": basis,
                          "status": pd.Series(status, index=rows.index).str.rstrip(": ")})
+
+
+def _by_row(printed: pd.Series, read) -> pd.Series:
+    """``read`` applied to each printed value; an error names the row it comes from."""
+    values = {}
+    for row, text in printed.items():
+        try:
+            values[row] = read(text)
+        except ValueError as error:
+            raise ValueError(f"`published[{row!r}]`: {error}") from None
+    return pd.Series(values, index=printed.index, dtype=float)
 
 
 def published_rounding(text: str) -> float:

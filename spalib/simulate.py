@@ -41,6 +41,7 @@ from spalib._core.validation import (
     ALTERNATIVES,
     choice_iv,
     int_iv,
+    labels_iv,
     positive_int_iv,
     probability_iv,
     real_array_iv,
@@ -211,7 +212,8 @@ def _simulate_iv(quality, n_segments, metrics, segment_sd, human_sd, human, mqm_
     q = real_array_iv(quality, "quality", ndim=1)
     if q.size < 2:
         raise ValueError(f"`quality` needs at least 2 systems; got {q.size}")
-    systems = list(quality.index) if isinstance(quality, pd.Series) else [f"sys{s}" for s in range(q.size)]
+    systems = list(labels_iv(quality.index, "quality.index")) if isinstance(quality, pd.Series) \
+        else [f"sys{s}" for s in range(q.size)]
     n_segments = positive_int_iv(n_segments, "n_segments")
     if not isinstance(metrics, dict) or not metrics:
         raise ValueError("`metrics` must be a non-empty dict of name -> MetricModel")
@@ -431,6 +433,9 @@ def _replications(q, systems, n_segments, n_replications, metrics, settings, rng
     """
     seed = engine.describe_seed(rng)          # before any draw: what reproduces the draws
     difficulty, reported, scores, judgements = _draw(rng, q, n_segments, n_replications, metrics, **settings)
+    for name, values in (("the human scores", reported), *((f"metric {m!r}", v) for m, v in scores.items())):
+        if not np.isfinite(values).all():   # every other function refuses inf: say why here
+            raise ValueError(f"{name}: values overflow float64 (the qualities, slopes or SDs are too large)")
     index = pd.Index(systems, name="system")
     sim = SimulatedReplications(
         human=reported, metrics=scores, systems=index,
@@ -491,8 +496,9 @@ def pair_test_pvalues(differences, *, n_resamples: int = 1000, rng=None) -> pd.D
     n_resamples = positive_int_iv(n_resamples, "n_resamples")
     seed = _seed_from(rng)
     ge, eq, two = simulation_kernels.pair_test_counts(np.ascontiguousarray(d), n_resamples, seed)
+    scaled = np.ldexp(d, -_row_exponents(d))   # exact: the normal p-value ignores a row's scale
     with np.errstate(divide="ignore", invalid="ignore"):
-        normal = 0.5 * special.erfc(d.sum(axis=1) / np.sqrt(2.0 * (d * d).sum(axis=1)))
+        normal = 0.5 * special.erfc(scaled.sum(axis=1) / np.sqrt(2.0 * (scaled * scaled).sum(axis=1)))
     return pd.DataFrame({"ge": ge / n_resamples, "plus_one": (ge + 1) / (n_resamples + 1),
                          "mid": (ge - 0.5 * eq) / n_resamples, "normal": np.where(np.isnan(normal), 1.0, normal),
                          "two_sided": two / n_resamples})

@@ -443,3 +443,29 @@ def test_lower_is_better_metrics_negates_and_is_reported(es):
         data.segment_task(es, lower_is_better_metrics=[1])
     with pytest.raises(TypeError, match="`basenames` must be True or False; got 'yes'"):
         data.segment_task(es, basenames="yes")
+
+
+def test_download_checks_its_options_before_any_download(tmp_path):
+    """bad-input #45, #50, #51, #52: named, and before the (large) download."""
+    from spalib import data
+
+    with pytest.raises(TypeError, match="`mirror` must be None or a URL prefix"):
+        data.download("mt-metrics-eval-v2", tmp_path, mirror=5)
+    with pytest.raises(TypeError, match="`test_sets` must be a str or an iterable of str"):
+        data.download("mt-metrics-eval-v2", tmp_path, test_sets=5)
+    for wrong in ([], ["wmt24x"]):
+        with pytest.raises(ValueError, match="`test_sets` must name at least one of"):
+            data.download("mt-metrics-eval-v2", tmp_path, test_sets=wrong)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_write_metric_inputs_and_wmt13_texts_name_a_bad_argument(tmp_path):
+    """bad-input #166, #167, #179."""
+    from spalib import data
+
+    es = data.load_mtme("wmt23", "he-en")
+    for out in (None, 5):
+        with pytest.raises(TypeError, match="`out` must be a path"):
+            data.write_metric_inputs(es, out)
+    with pytest.raises(TypeError, match="`tokenized`"):
+        data.load_wmt13_texts("es-en", tokenized="yes")

@@ -522,3 +522,35 @@ def test_rank_metrics_refuses_a_submit_that_returns_no_future():
     metrics = {"a": human + 1, "b": 2 * human + rng.normal(size=human.shape)}
     with pytest.raises(TypeError, match="`executor`.submit must return a concurrent.futures.Future"):
         spalib.rank_metrics({"t": (human, metrics)}, n_resamples=10, rng=0, interval_resamples=0, executor=Eager())
+
+
+def test_versus_and_subset_name_a_bad_argument():
+    """bad-input #148, #149, #32."""
+    rng = np.random.default_rng(0)
+    human = rng.normal(size=(4, 20))
+    metrics = {"a": human + 1, "b": 2 * human + rng.normal(size=human.shape), "c": human - 1}
+    ranking = spalib.rank_metrics({"t": (human, metrics)}, statistics=("pa",), n_resamples=10, rng=0,
+                                  interval_resamples=0)
+    with pytest.raises(TypeError, match="`baselines` must be a str or an iterable of str"):
+        ranking.versus("a", None)
+    with pytest.raises(ValueError, match="`baselines` names a metric more than once"):
+        ranking.versus("a", ["b", "b"])
+    spa = spalib.soft_pairwise_accuracy(human, metrics["b"], rng=0)
+    with pytest.raises(TypeError, match="`systems` must be a sequence"):
+        spa.subset(None)
+
+
+def test_a_negated_metric_that_looks_reversed_is_told_to_drop_the_option(en_de, tmp_path, capsys):
+    """bad-input #82: the advice does not repeat the option already given."""
+    path = data.write_seg_score_file(ensemble(en_de), tmp_path / "Ensemble.seg.score")
+    assert main(["rank", "--test-set", "wmt23", "--lp", "en-de", "--add", f"Ensemble={path}",
+                 "--lower-is-better", "Ensemble", "--stat", "pa", "--k", "5", "--bootstrap", "0", "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert "it was negated by --lower-is-better Ensemble: drop that option" in err
+
+
+def test_an_output_that_cannot_be_written_is_named(en_de, capsys):
+    """bad-input #108."""
+    assert main(["rank", "--test-set", "wmt23", "--lp", "en-de", "--stat", "pa", "--k", "5", "--bootstrap", "0",
+                 "--quiet", "--output", "/dev/full"]) == 2
+    assert "--output /dev/full:" in capsys.readouterr().err

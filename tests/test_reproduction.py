@@ -135,3 +135,11 @@ def test_the_ledger_shows_published_numbers_as_printed():
     from spalib.plotting import style_ledger
     html = style_ledger(ledger).to_html()
     assert ">0.010<" in html and ">0.000<" in html
+
+
+def test_a_misprinted_published_value_names_its_row():
+    """bad-input #70: the docstring promises an error naming the row."""
+    rows = ledger_rows(published=["0.97x"], ours=[0.9712], kind=["deterministic"], note=[""])
+    rows.index = ["r"]
+    with pytest.raises(ValueError, match=r"`published\['r'\]`: '0.97x' is not a plain decimal number"):
+        spalib.reproduction_ledger(rows)

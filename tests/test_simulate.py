@@ -399,3 +399,24 @@ def test_correlation_test_leaves_out_draws_without_a_correlation():
 def test_rejection_rates_refuses_what_is_not_a_set_of_pvalues(pvalues, alphas, error, match):
     with pytest.raises(error, match=match):
         spalib.rejection_rates(pvalues, alphas=alphas)
+
+
+def test_pair_test_normal_column_ignores_scale_and_the_simulator_refuses_overflow():
+    """bad-input #99, #100, #49."""
+    sim = spalib.simulate_replications([0.0, 0.0], 40, {"m": MetricModel()}, 100, rng=0)
+    d = sim.human[:, 0] - sim.human[:, 1]
+    base = spalib.pair_test_pvalues(d, n_resamples=100, rng=1)
+    for factor in (1e200, 1e-200):
+        scaled = spalib.pair_test_pvalues(d * factor, n_resamples=100, rng=1)
+        np.testing.assert_allclose(scaled["normal"], base["normal"], rtol=0, atol=1e-12)
+    with pytest.raises(ValueError, match="metric 's': values overflow float64"):
+        with np.errstate(over="ignore"):
+            simulate_task([0, 1e308], 10, {"s": MetricModel(slope=10)})
+
+
+def test_simulate_task_refuses_duplicate_or_mixed_system_labels():
+    """bad-input #3, #4."""
+    for index in (["a", "a", "c"], [1, "1"]):
+        quality = pd.Series(np.linspace(0, 0.2, len(index)), index=index)
+        with pytest.raises(ValueError, match="`quality.index`"):
+            simulate_task(quality, 10, {"m": MetricModel()})

@@ -918,8 +918,8 @@ def write_metric_inputs(es: EvalSet, out: Path | str, *, human: str | None = Non
     >>> written.reference.name, len(written.outputs)
     ('reference.txt', 12)
     """
+    out = path_iv(out, "out")
     inputs = metric_inputs(es, human=human)
-    out = Path(out)
     (out / "systems").mkdir(parents=True, exist_ok=True)
     for system in inputs.systems:
         if "/" in system or system in (".", ".."):

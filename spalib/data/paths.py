@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from spalib._core.validation import names_iv
 from spalib.data._download import DATASETS, MANIFEST, fetch, file_sha256
 from spalib.data._tables import resolve
 
@@ -175,11 +176,19 @@ def download(name: str, root: Path | str | None = None, *, progress: bool = True
     """
     if name not in DATASETS:
         raise ValueError(f"unknown dataset {name!r}; known: {', '.join(DATASETS)}")
+    if mirror is not None and not isinstance(mirror, str):
+        raise TypeError(f"`mirror` must be None or a URL prefix (str); got {mirror!r}")
     keep = None
     if test_sets is not None:
         if name != "mt-metrics-eval-v2":
             raise ValueError(f"test_sets applies to mt-metrics-eval-v2, not to {name!r}")
-        keep = (test_sets,) if isinstance(test_sets, str) else tuple(test_sets)
+        from spalib.data.mtme import MTME_META   # here: mtme imports this module
+
+        keep = tuple(names_iv(test_sets, "test_sets"))
+        known = sorted({test_set for test_set, _ in MTME_META})
+        unknown = [t for t in keep if t not in known]
+        if not keep or unknown:   # checked before a download of several GB, not after it
+            raise ValueError(f"`test_sets` must name at least one of {', '.join(known)}; got {list(keep)}")
     return fetch(DATASETS[name], Path(root) if root is not None else data_root(), progress=progress,
                  mirror=mirror, keep=keep)
 

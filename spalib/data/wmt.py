@@ -252,7 +252,7 @@ def load_wmt13_texts(lp: str, *, tokenized: bool = False, root: Path | str | Non
     scores_name = f"dataset/human-scores.{lp}.csv"
     frame = _parse_lp_sys_sid_human(tar_member(archive, scores_name), f"{archive}!{scores_name}", None, lp)
     frame = frame.rename(columns={"human": "z"})
-    tok = "" if tokenized else ".pre-tok"
+    tok = "" if flag_iv(tokenized, "tokenized") else ".pre-tok"
     for column, stem in (("src", "src"), ("ref", "ref"), ("mt", "sys"), ("post_edit", "human-post-edit")):
         name = f"dataset/{stem}{tok}.{lp}"
         lines = split_lines(tar_member(archive, name), f"{archive}!{name}")
