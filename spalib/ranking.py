@@ -31,6 +31,10 @@ __all__ = ["metric_intervals", "average_comparisons", "rank_metrics", "AveragedC
 STATISTICS = ("spa", "pa", "acc_eq")
 FORMATS = ("text", "tsv", "markdown", "latex")
 
+WRONG_REFERENCE_SHARE = 0.9
+"""An added metric that gives a human translation (other than the standard reference) the best
+score on at least this share of the segments is warned about: it looks scored against it."""
+
 
 def _metric_intervals_iv(human, metrics, statistic, confidence_level, n_resamples, rng, epsilons):
     statistic = choice_iv(statistic, "statistic", STATISTICS)
@@ -495,7 +499,7 @@ def _added_metric_warnings(task: str, human: pd.DataFrame, metrics: dict, report
             out.append(f"{task}: {name} looks reversed (system-level r = {r:.2f}, PA = {accuracy:.2f}): {advice}")
         for reference in report.get("reference_systems", []):
             best = (frame.loc[reference] >= frame.max(axis=0)).mean()
-            if best >= 0.9:
+            if best >= WRONG_REFERENCE_SHARE:
                 out.append(f"{task}: {name} gives {reference} the best score on {best:.0%} of the segments: "
                            f"it seems to have been scored against {reference}; the standard reference of "
                            f"{report['test_set']} {report['lp']} is {report['standard_reference']}")

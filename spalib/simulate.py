@@ -46,6 +46,7 @@ from spalib._core.validation import (
     probability_iv,
     real_array_iv,
     real_iv,
+    rescaled_rows,
     rng_iv,
 )
 from spalib.metametrics import EarlyStopping
@@ -496,7 +497,7 @@ def pair_test_pvalues(differences, *, n_resamples: int = 1000, rng=None) -> pd.D
     n_resamples = positive_int_iv(n_resamples, "n_resamples")
     seed = _seed_from(rng)
     ge, eq, two = simulation_kernels.pair_test_counts(np.ascontiguousarray(d), n_resamples, seed)
-    scaled = np.ldexp(d, -_row_exponents(d))   # exact: the normal p-value ignores a row's scale
+    scaled = rescaled_rows(d)   # the normal p-value ignores a row's scale
     with np.errstate(divide="ignore", invalid="ignore"):
         normal = 0.5 * special.erfc(scaled.sum(axis=1) / np.sqrt(2.0 * (scaled * scaled).sum(axis=1)))
     return pd.DataFrame({"ge": ge / n_resamples, "plus_one": (ge + 1) / (n_resamples + 1),
@@ -581,11 +582,8 @@ def metric_test_pvalues(replications: SimulatedReplications, first: str, second:
     seed = _seed_from(rng)
     stop = early_stopping or EarlyStopping(n_resamples, 0.0, 1.0)
     z_first, z_second = (np.stack([meta.zscored(m) for m in replications.metrics[name]]) for name in (first, second))
-    # every statistic here ignores the human scores' scale: a power of two per replication brings
-    # them near 1 exactly, so the normal p-values' squares neither overflow nor vanish
-    exponents = np.frexp(np.abs(human).reshape(len(human), -1).max(axis=1))[1][:, None, None]
     delta, greater, two_sided, used = simulation_kernels.metric_test_counts(
-        np.ascontiguousarray(np.ldexp(human, -exponents)), z_first, z_second,
+        np.ascontiguousarray(rescaled_rows(human)), z_first, z_second,
         simulation_kernels.STATISTICS.index(statistic), simulation_kernels.SCHEMES.index(permutation), n_resamples,
         stop.block_size if early_stopping else n_resamples, stop.early_min if early_stopping else -1.0,
         stop.early_max if early_stopping else 2.0, alternative == "two-sided", seed)
@@ -663,20 +661,15 @@ def correlation_test_pvalues(human, first, second, *, n_resamples: int = 1000, r
             raise ValueError(f"`{name}` row {constant[0]} is constant: its correlation is undefined")
     n_resamples = positive_int_iv(n_resamples, "n_resamples")
     seed = _seed_from(rng)
-    # Pearson's r ignores a row's scale: powers of two bring every row near 1 exactly (the two
-    # metrics' rows by one factor, as a draw mixes them), so squares neither overflow nor vanish
-    h = np.ldexp(h, -_row_exponents(h))
-    x, y = (np.ldexp(v, -_row_exponents(np.hstack([x, y]))) for v in (x, y))
+    # the two metrics' rows share one scale, as a draw mixes them
+    h, xy = rescaled_rows(h), rescaled_rows(np.stack([x, y], axis=1))
+    x, y = xy[:, 0], xy[:, 1]
     delta, two, defined = simulation_kernels.correlation_difference_counts(
         np.ascontiguousarray(h), np.ascontiguousarray(x), np.ascontiguousarray(y), n_resamples, seed)
     with np.errstate(invalid="ignore"):
         pvalue = np.where(defined > 0, two / np.maximum(defined, 1), np.nan)
     return pd.DataFrame({"delta": delta, "pvalue": pvalue})
 
-
-def _row_exponents(rows: np.ndarray) -> np.ndarray:
-    """Per row, the binary exponent of its largest magnitude, as a column."""
-    return np.frexp(np.abs(rows).max(axis=1))[1][:, None]
 
 
 def rejection_rates(pvalues, alphas=(0.01, 0.05, 0.10)) -> pd.DataFrame:

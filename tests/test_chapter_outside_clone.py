@@ -21,21 +21,17 @@ import spalib.data
 BOOK = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(BOOK / "_ext"))
 from execute_chapters import book_settings, read  # noqa: E402
+from test_chapters import CHAPTERS, code_cells  # noqa: E402
 
-CHAPTERS = sorted((BOOK / "chapters").glob("*.md"))
 CLONE_PATH = re.compile(r"""["'](\.\./|published/|results/|benchmarks/|chapters/)""")
 
-
-def code_cells(text: str) -> list[str]:
-    return re.findall(r"```\{code-cell\}[^\n]*\n(.*?)```", text, flags=re.S)
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=[c.stem for c in CHAPTERS])
 def test_no_code_cell_reads_a_file_of_the_clone(chapter):
-    for cell in code_cells(chapter.read_text(encoding="utf-8")):
-        for line in cell.splitlines():
-            if CLONE_PATH.search(line):
-                assert "book_table(" in line, f"{chapter.name} reads a file of the clone: {line.strip()}"
+    for line in code_cells(chapter.read_text(encoding="utf-8")).splitlines():
+        if CLONE_PATH.search(line):
+            assert "book_table(" in line, f"{chapter.name} reads a file of the clone: {line.strip()}"
 
 
 def test_a_downloaded_chapter_runs_outside_the_clone(tmp_path, monkeypatch):

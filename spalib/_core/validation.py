@@ -173,6 +173,11 @@ def rescaled(x: np.ndarray) -> np.ndarray:
     return np.ldexp(x, -np.frexp(top)[1])
 
 
+def rescaled_rows(x: np.ndarray) -> np.ndarray:
+    """:func:`rescaled` for each ``x[i]`` on its own: one power of two per replication (or row)."""
+    return np.stack([rescaled(part) for part in x]) if len(x) else x
+
+
 def keys_iv(keys, name: str, n_rows: int) -> pd.Index:
     """One key per row: labels (1-D) or key columns (a DataFrame, or a MultiIndex), as an Index, or
     a MultiIndex named after the columns.  No key may be missing (a missing label would silently
