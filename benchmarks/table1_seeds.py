@@ -11,6 +11,14 @@ one-sided test (the draws are shared: only the counting differs).
     python benchmarks/table1_seeds.py --permutation-spa --seeds 1 2 3 4 5
         # WMT23 en-de with SPA from 1,000 permutations inside the test (the paper's SPA), no early
         # stopping: spalib/data/results/table1_permutation_spa.csv
+    python benchmarks/table1_seeds.py --tie-rules
+        # WMT23's PA tests recounted under four rules for draws that tie |Δ| (chapters/
+        # spa_table1_ties.md): spalib/data/results/table1_tie_rules.csv
+    python benchmarks/table1_seeds.py --toolkit
+        # WMT23 en-de by mt-metrics-eval's settings: PERM-BOTH, one-sided, SPA from permutations,
+        # WMT's early stopping: spalib/data/results/table1_toolkit_spa.csv
+
+The chapters recompute seed 4 and check it against these files.
 """
 
 from __future__ import annotations
@@ -30,6 +38,11 @@ LANGUAGE_PAIRS = [("wmt22", "zh-en"), ("wmt23", "en-de"), ("wmt23", "he-en"), ("
 RESULTS = os.path.join(os.path.dirname(__file__), "..", "spalib", "data", "results")   # shipped
 OUT = os.path.join(RESULTS, "table1_seeds.csv")
 OUT_PERMUTATION = os.path.join(RESULTS, "table1_permutation_spa.csv")
+OUT_TIE_RULES = os.path.join(RESULTS, "table1_tie_rules.csv")
+OUT_TOOLKIT = os.path.join(RESULTS, "table1_toolkit_spa.csv")
+TIE_RULES = ("plain", "conservative", "mid-p", "never")
+"""How a draw with |Δ*| = |Δ| counts: as a floating-point ``>=`` decides (spalib's rule), always,
+as one half, never."""
 
 
 def one_sided_counts(comparison):
@@ -47,9 +60,18 @@ def main():
     parser.add_argument("--seeds", type=int, nargs="+", default=list(range(1, 8)))
     parser.add_argument("--permutation-spa", action="store_true",
                         help="WMT23 en-de only, SPA from 1,000 permutations inside the test")
+    parser.add_argument("--tie-rules", action="store_true",
+                        help="WMT23's two-sided PA tests recounted under four tie rules")
+    parser.add_argument("--toolkit", action="store_true",
+                        help="WMT23 en-de by mt-metrics-eval's settings (PERM-BOTH, SPA from "
+                             "permutations, early stopping)")
     args = parser.parse_args()
     if args.permutation_spa:
         return permutation_spa(args.seeds)
+    if args.tie_rules:
+        return tie_rules(args.seeds)
+    if args.toolkit:
+        return toolkit(args.seeds)
     tasks = {key: data.segment_task(data.load_mtme(*key), exclude_metrics=("GEMBA-GPT4",))
              for key in LANGUAGE_PAIRS}
     rows = []
@@ -85,6 +107,46 @@ def permutation_spa(seeds):
                      "clusters SPA": int(c.ranks.max())})
         print(f"seed {seed}: {time.perf_counter() - start:.0f} s, {rows[-1]}", flush=True)
     pd.DataFrame(rows).to_csv(OUT_PERMUTATION, index=False)
+
+
+def tie_rule_counts(comparison, n_systems):
+    """Significant pairs of a two-sided PA test under each of :data:`TIE_RULES`: a PA difference
+    is a whole number of system pairs, so |Δ*| = |Δ| is decided on those whole numbers."""
+    n_pairs, counts = n_systems * (n_systems - 1) // 2, dict.fromkeys(TIE_RULES, 0)
+    for (a, b), null in comparison.null_distributions.items():
+        delta = abs(comparison.scores[a] - comparison.scores[b])
+        in_pairs, observed = np.abs(np.rint(null * n_pairs)), round(delta * n_pairs)
+        tied, beyond = np.mean(in_pairs == observed), np.mean(in_pairs > observed)
+        p = {"plain": np.mean(np.abs(null) >= delta), "conservative": beyond + tied,
+             "mid-p": beyond + tied / 2, "never": beyond}
+        for rule in TIE_RULES:
+            counts[rule] += int(p[rule] <= 0.05)
+    return counts
+
+
+def tie_rules(seeds):
+    tasks = {lp: data.segment_task(data.load_mtme("wmt23", lp)) for lp in ("en-de", "he-en", "zh-en")}
+    rows = []
+    for seed in seeds:
+        for lp, task in tasks.items():
+            c = spalib.compare_metrics(task.human, task.metrics, statistic="pa", permutation="inputs",
+                                       alternative="two-sided", rng=seed, signs="mtme")
+            rows.append({"seed": seed, "test set": "wmt23", "lp": lp} | tie_rule_counts(c, len(task.human)))
+        print(f"seed {seed}: {rows[-3:]}", flush=True)
+    pd.DataFrame(rows).to_csv(OUT_TIE_RULES, index=False)
+
+
+def toolkit(seeds):
+    task = data.segment_task(data.load_mtme("wmt23", "en-de"))
+    rows = []
+    for seed in seeds:
+        start = time.perf_counter()
+        c = spalib.compare_metrics(task.human, task.metrics, statistic="spa", permutation="both", rng=seed,
+                                   signs="mtme", early_stopping=spalib.WMT_EARLY_STOPPING)
+        rows.append({"seed": seed, "test set": "wmt23", "lp": "en-de", "significant SPA": c.n_significant,
+                     "clusters SPA": int(c.ranks.max())})
+        print(f"seed {seed}: {time.perf_counter() - start:.0f} s, {rows[-1]}", flush=True)
+    pd.DataFrame(rows).to_csv(OUT_TOOLKIT, index=False)
 
 
 if __name__ == "__main__":

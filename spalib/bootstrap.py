@@ -59,6 +59,9 @@ def _side_keys(pairs: pd.DataFrame, names, side: str) -> list:
     (a scalar for one remaining level, a tuple for several).
     """
     names = list(names)
+    if len(names) > 1 and None in names:
+        raise ValueError(f"the systems' index levels {names} must all be named (e.g. index.names = "
+                         "['lp', 'system']) for a pair frame's columns to say which level they hold")
     rest = [n for n in names if n not in pairs.columns]
     if not rest:
         raise ValueError(f"the pair frame's columns cover every key level ({names}): "

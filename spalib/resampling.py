@@ -167,4 +167,10 @@ def _pvalues_from_signs(x: np.ndarray, signs: SignMatrix, mid: bool) -> np.ndarr
 def _normal_pvalues(x: np.ndarray, mid: bool) -> np.ndarray:
     out = np.full((x.shape[0], x.shape[0]), np.nan)
     out[np.triu_indices(x.shape[0], 1)] = sign_kernels._normal_upper(x, mid)
+    # two rows far below the largest (rescaled to it) can have squared differences that underflow:
+    # such a pair is tested on its own, rescaled to its own size (its p-value depends on it alone)
+    tiny = np.flatnonzero(np.abs(x).max(axis=1) < 2.0 ** -400)
+    for a, i in enumerate(tiny):
+        for j in tiny[a + 1:]:
+            out[i, j] = sign_kernels._normal_upper(rescaled(x[[i, j]]), mid)[0]
     return out

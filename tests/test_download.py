@@ -68,6 +68,7 @@ def make_release(folder: Path) -> bytes:
         for name, text in {
             "mt-metrics-eval-v2/wmt23/sources/en-de.txt": "one\n",
             "mt-metrics-eval-v2/wmt23/human-scores/en-de.mqm.seg.score": "sysA\t-1\n",
+            "mt-metrics-eval-v2/wmt22/sources/zh-en.txt": "two\n",
         }.items():
             blob = text.encode()
             info = tarfile.TarInfo(name)
@@ -194,8 +195,27 @@ def test_a_subset_of_the_release_is_kept_after_verifying(server, tmp_path):
     target = fetch(source, tmp_path / "cache", progress=False, keep=("wmt23",),
                    manifest={"wmt23/sources/en-de.txt": sha, "wmt22/sources/zh-en.txt": "0" * 64})
     assert [p.name for p in target.iterdir()] == ["wmt23"]
-    with pytest.raises(ValueError, match="has no wmt99; it has wmt23"):
+    with pytest.raises(ValueError, match="has no wmt99; it has wmt22, wmt23"):
         fetch(source, tmp_path / "other", progress=False, keep=("wmt99",), manifest={})
+
+
+def test_a_test_set_is_added_beside_those_already_there(server, tmp_path):
+    served, base = server
+    make_release(served)
+    source = DatasetSource("mt-metrics-eval-v2", (RemoteFile(f"{base}/release.tgz", ".", unpack=True, strip=1),))
+    root = tmp_path / "data"
+    fetch(source, root, progress=False, keep=("wmt23",), manifest={})
+    (root / "mt-metrics-eval-v2/wmt23/mine.txt").write_text("kept\n")
+    with pytest.raises(ValueError, match="SHA-256"):     # a bad file adds nothing
+        fetch(source, root, progress=False, keep=("wmt22",), manifest={"wmt22/sources/zh-en.txt": "0" * 64})
+    assert [p.name for p in (root / "mt-metrics-eval-v2").iterdir()] == ["wmt23"]
+    sha = hashlib.sha256(b"two\n").hexdigest()
+    target = fetch(source, root, progress=False, keep=("wmt22",), manifest={"wmt22/sources/zh-en.txt": sha})
+    assert sorted(p.name for p in target.iterdir()) == ["wmt22", "wmt23"]
+    assert (target / "wmt23/mine.txt").read_text() == "kept\n"        # the folder already there is untouched
+    assert [p.name for p in root.iterdir()] == ["mt-metrics-eval-v2"]  # no staging folder left
+    with pytest.raises(FileExistsError, match="already holds wmt22; delete it to download again"):
+        fetch(source, root, progress=False, keep=("wmt22",), manifest={})
 
 
 def test_data_command_failures_are_one_line(server, tmp_path, monkeypatch, capsys):

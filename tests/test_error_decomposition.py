@@ -469,6 +469,8 @@ def test_pair_labels_read_system_names_or_full_keys_from_a_pair_frame():
     # labels and observed predictions of the same pair frame line up by pair
     boot = spalib.bootstrap_system_scores(ROWS["score"], ROWS[KEYS], n_resamples=10, rng=0)
     assert (boot.observed_predictions(pairs)[out.kept] == out.labels).tolist() == [True, False]
+    with pytest.raises(ValueError, match=r"index levels \[None, None, None\] must all be named"):
+        spalib.pair_labels(full.set_axis(full.index.set_names([None] * 3)), pairs)
 
 
 def test_perfect_annotator_takes_key_columns():

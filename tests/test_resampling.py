@@ -158,6 +158,16 @@ def test_pvalues_ignore_shift_and_positive_scale(x, shift, scale):
     np.testing.assert_array_equal(pairwise_pvalues(x * scale + shift, method="exact")[upper], p)
 
 
+def test_normal_pvalues_of_tiny_rows_beside_a_large_one_are_their_own():
+    # rows 1-3 at 1e-170 beside a row near 1: their squared differences would underflow to 0
+    x = np.random.default_rng(0).normal(size=(4, 30))
+    mixed = np.vstack([1 + x[:1] * 1e-3, x[1:] * 1e-170])
+    upper = np.triu_indices(3, 1)
+    alone = pairwise_pvalues(x[1:], method="normal")[upper]
+    np.testing.assert_allclose(pairwise_pvalues(mixed, method="normal")[1:, 1:][upper], alone, rtol=1e-12)
+    np.testing.assert_allclose(alone, [0.33915093, 0.15790497, 0.21804983], atol=1e-8)
+
+
 @settings(max_examples=25, deadline=None)
 @given(scores_matrices, scores_matrices, st.randoms(use_true_random=False))
 def test_mid_p_spa_does_not_depend_on_system_order(h, m, random):

@@ -30,7 +30,8 @@ def _main(argv: list[str] | None = None) -> int:
     get.add_argument("--mirror", default=None, help="a URL tried first, holding each file at HOST/PATH of its "
                                                     "official address (default: $SPALIB_MIRROR)")
     get.add_argument("--test-set", action="append", default=None, metavar="NAME",
-                     help="mt-metrics-eval-v2 only: keep just this test set (repeatable), e.g. wmt23")
+                     help="mt-metrics-eval-v2 only: keep just this test set (repeatable), e.g. wmt23; "
+                          "added beside the test sets a folder already holds")
     ensure = sub.add_parser("ensure", help="download whichever of the datasets is missing")
     ensure.add_argument("datasets", nargs="*", default=list(DATASETS), metavar="DATASET",
                         help=f"any of: {', '.join(DATASETS)} (default: all)")

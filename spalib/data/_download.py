@@ -132,7 +132,9 @@ def fetch(source: DatasetSource, root: Path, *, progress: bool = True, timeout: 
     ``SPALIB_MIRROR`` environment variable) is tried before the official addresses.  ``keep``
     names the top-level folders of the dataset to install (e.g. ``("wmt23",)``): the rest is
     deleted after the download is verified, and only the manifest entries under them are
-    checked.  Raises ``FileExistsError`` if the folder is already there, ``OSError`` naming
+    checked; with ``keep``, an existing dataset folder gets the kept folders added beside its own.
+    Raises ``FileExistsError`` if the folder (or, with ``keep``, a kept folder) is already there,
+    ``OSError`` naming
     every URL tried when no address gives a complete, correct file, and ``ValueError`` on a
     manifest mismatch, naming the file.
     """
@@ -144,8 +146,13 @@ def fetch(source: DatasetSource, root: Path, *, progress: bool = True, timeout: 
         manifest = manifest_under(manifest, keep)
     root = Path(root)
     target = root / source.name
-    if target.exists():
+    if target.exists() and keep is None:
         raise FileExistsError(f"{target} already exists; delete it to download {source.name!r} again")
+    if target.exists():   # kept folders are added beside those already there, never over them
+        present = [name for name in keep if (target / name).exists()]
+        if present:
+            raise FileExistsError(f"{target} already holds {', '.join(present)}; delete "
+                                  f"{'it' if len(present) == 1 else 'them'} to download again")
     root.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{source.name}-", dir=root))
     try:
@@ -155,7 +162,12 @@ def fetch(source: DatasetSource, root: Path, *, progress: bool = True, timeout: 
             _keep_only(staging, keep, source.name)
         verify(staging, manifest)
         _ordinary_permissions(staging)
-        os.replace(staging, target)
+        if target.exists():
+            for name in keep:
+                os.replace(staging / name, target / name)
+            shutil.rmtree(staging)
+        else:
+            os.replace(staging, target)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise

@@ -150,7 +150,8 @@ def download(name: str, root: Path | str | None = None, *, progress: bool = True
         official URL (default: the ``SPALIB_MIRROR`` environment variable).
     test_sets : str or sequence of str, optional
         For ``mt-metrics-eval-v2``: keep only these test sets (e.g. ``"wmt23"``) once the
-        release is verified, so that a class can share a small prepared folder.
+        release is verified, so that a class can share a small prepared folder; they are added
+        beside the test sets an existing folder holds (one it holds already is refused).
 
     Returns
     -------
