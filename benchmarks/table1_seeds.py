@@ -111,7 +111,8 @@ def permutation_spa(seeds):
 
 def tie_rule_counts(comparison, n_systems):
     """Significant pairs of a two-sided PA test under each of :data:`TIE_RULES`: a PA difference
-    is a whole number of system pairs, so |Δ*| = |Δ| is decided on those whole numbers."""
+    is a whole number of system pairs, so |Δ*| = |Δ| is decided on those whole numbers.
+    """
     n_pairs, counts = n_systems * (n_systems - 1) // 2, dict.fromkeys(TIE_RULES, 0)
     for (a, b), null in comparison.null_distributions.items():
         delta = abs(comparison.scores[a] - comparison.scores[b])

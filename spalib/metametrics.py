@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from spalib._core import engine, meta, perm_both, rank_kernels, signs as sign_kernels
+from spalib._core import engine, meta, perm_both, rank_kernels, rng as rng_kernels, signs as sign_kernels
 from spalib._core.align import align_matrices, align_metrics, align_vectors
 from spalib._core.sign_matrix import signs_arguments_iv
 from spalib._core.validation import (ALTERNATIVES, choice_iv, flag_iv, positive_int_iv, probability_iv,
@@ -318,10 +318,9 @@ class MetricComparison:
     alpha : float
         The significance level of the ranks.
     settings : dict
-        The arguments that produced the comparison, and ``"seed"``: what reproduces its random
-        streams (an int seed, or a Generator's bit generator and its state before the first draw:
-        ``g = numpy.random.Generator(getattr(numpy.random, seed["bit_generator"])())``, then
-        ``g.bit_generator.state = seed["state"]``).
+        The arguments that produced the comparison, and ``"seed"``: the int every random stream
+        derives from (the ``rng`` given, or the one drawn from it); ``rng=settings["seed"]``
+        reproduces the comparison.
     null_distributions : dict
         ``null_distributions[(better, worse)]``: the draws of ``stat(better') - stat(worse')``
         behind ``pvalues`` (what :func:`spalib.average_comparisons` combines across tasks).
@@ -370,7 +369,7 @@ class _Plan:
     n_resamples: int
     spa_resamples: int
     signs: object            # "bits", "mtme" or a SignMatrix
-    streams: engine.Streams
+    seed: int                # every stream's root: SPA's signs and each pair's swaps
     early_stopping: EarlyStopping | None
     alpha: float
     progress: object
@@ -383,7 +382,7 @@ def _compare_metrics_iv(human, metrics, meta_metric, n_resamples, rng, signs, sp
     spa_method = choice_iv(spa_method, "spa_method", ("permutation", "normal"))
     ties = choice_iv(ties, "ties", ("ge", "mid"))
     permutation = choice_iv(permutation, "permutation", ("both", "inputs", "systems"))
-    spa_resamples, rng, signs = signs_arguments_iv(spa_resamples, rng, signs, count="spa_resamples")
+    spa_resamples, _, signs = signs_arguments_iv(spa_resamples, rng, signs, count="spa_resamples")
     n_resamples = positive_int_iv(n_resamples, "n_resamples")
     alpha = probability_iv(alpha, "alpha")
     if not isinstance(progress, str):
@@ -403,7 +402,7 @@ def _compare_metrics_iv(human, metrics, meta_metric, n_resamples, rng, signs, sp
     return _Plan(human=h, metrics={n: meta.zscored(m) for n, m in raw.items()}, raw=raw, meta_metric=meta_metric,
                  alternative=alternative, spa_method=spa_method, ties=ties, permutation=permutation,
                  n_resamples=n_resamples, spa_resamples=spa_resamples, signs=signs,
-                 streams=engine.make_streams(rng, "mtme" if signs == "mtme" else "bits"),
+                 seed=engine.root_seed(rng),   # drawn last: a Generator is touched only if all is well
                  early_stopping=early_stopping, alpha=alpha, progress=progress)
 
 
@@ -421,10 +420,11 @@ class _PerturbedMetrics:
 
     def pair(self, better, worse):
         hybrids = self._hybrids(self.plan.metrics[worse], self.plan.metrics[better], (worse, better))
+        scheme = rng_kernels.PERM_SCHEMES.index(self.plan.permutation)
 
-        def draw(size, rng):
-            stat_worse, stat_better = hybrids(_swap_masks(rng, self.plan.permutation, size, self.n_systems,
-                                                          self.n_groups))
+        def draw(key, first, size):
+            masks = rng_kernels.swap_masks(key, first, size, scheme, self.n_systems, self.n_groups)
+            stat_worse, stat_better = hybrids(masks)
             return stat_better - stat_worse
         # compared in plain floating point, as the toolkit
         return self.scores[better] - self.scores[worse], 0.0, draw
@@ -436,16 +436,18 @@ class _PairwiseAccuracy(_PerturbedMetrics):
     def __init__(self, plan: _Plan):
         super().__init__(plan)
         # With equal segment counts, sums order systems as means do.  Hybrid totals are updated,
-        # not re-summed: metric ties are judged within a float tolerance.
+        # not re-summed: metric ties are judged within a float tolerance, a metric's own, or the
+        # larger of a pair's two (never one that depends on the other metrics of the call).
         self.human_sys = plan.human.mean(axis=1)
-        self.tol = max(sign_kernels.tie_tolerance(m) for m in plan.metrics.values())
-        agreement = {n: meta._pairwise_agreement(self.human_sys, m.sum(axis=1), self.tol)
+        self.tols = {n: sign_kernels.tie_tolerance(m) for n, m in plan.metrics.items()}
+        agreement = {n: meta._pairwise_agreement(self.human_sys, m.sum(axis=1), self.tols[n])
                      for n, m in plan.metrics.items()}
         self.scores = {n: agree / pairs for n, (agree, pairs) in agreement.items()}
 
     def _hybrids(self, a, b, names):
         args = (a.sum(axis=1), b.sum(axis=1), perm_both._subset_sums(b - a))
-        return lambda masks: perm_both._perm_both_pa(*args, masks, self.human_sys, self.tol)
+        tol = max(self.tols[n] for n in names)
+        return lambda masks: perm_both._perm_both_pa(*args, masks, self.human_sys, tol)
 
 
 class _NormalSPA(_PerturbedMetrics):
@@ -474,18 +476,19 @@ class _PermutationSPA(_PerturbedMetrics):
         self.mid = plan.ties == "mid"
         n_segments = plan.human.shape[1]
         signs = plan.signs
-        if not isinstance(signs, SignMatrix):
-            signs = draw_signs(plan.spa_resamples, n_segments, rng=plan.streams.signs, signs=signs)
+        if not isinstance(signs, SignMatrix):   # mt-metrics-eval's signs take the int seed itself
+            signs = draw_signs(plan.spa_resamples, n_segments, signs=signs,
+                               rng=plan.seed if signs == "mtme" else np.random.default_rng(plan.seed))
         # PERM-BOTH hybrids are summed in float64 whatever the recipe: the packed signs serve both
         self.human_upper = pairwise_pvalues(plan.human, signs=SignMatrix(n_segments, packed=signs.packed),
                                             ties=plan.ties)[np.triu_indices(self.n_systems, 1)]
-        self.tol = max(sign_kernels.tie_tolerance(m) for m in plan.metrics.values())
+        self.tols = {n: sign_kernels.tie_tolerance(m) for n, m in plan.metrics.items()}
         self.sums = {}
         for n, m in plan.metrics.items():
             table = sign_kernels._byte_tables(m)
             self.sums[n] = (sign_kernels._signed_sums(table, signs.packed), sign_kernels._observed_sums(table))
         self.scores = {n: meta.spa_from_matrix(self.human_upper, sign_kernels._pair_pvalues(*self.sums[n], self.mid,
-                                                                                             self.tol))
+                                                                                             self.tols[n]))
                        for n in plan.metrics}
         self.packed = signs.packed
         # 0/1 in the block product's dtype, padded to whole bytes (the padded cells' differences are zero)
@@ -495,15 +498,16 @@ class _PermutationSPA(_PerturbedMetrics):
     def _hybrids(self, a, b, names):
         sums_a, sums_b = self.sums[names[0]], self.sums[names[1]]
         args = (*sums_a, *sums_b, *perm_both.spa_pair_inputs(sums_a, sums_b, b - a, 8 * self.n_groups))
+        tol = max(self.tols[n] for n in names)
         return lambda masks: perm_both._perm_both_spa_permutation(*args, masks, self.sign_bits, self.packed,
-                                                                  self.human_upper, self.mid, self.tol)
+                                                                  self.human_upper, self.mid, tol)
 
 
 class _TieCalibratedAccuracy:
     """acc_eq with each metric's calibrated tie threshold (group-by-item), tested with the pairs
     test as WMT23-25 rank segment-level metrics ("acc-t").  Each metric's pair verdicts are
-    computed once; every test equals :func:`spalib.pairs_permutation_test` on the two metrics
-    with the same random state.
+    computed once; every test is :func:`spalib.pairs_permutation_test`'s on the two metrics
+    (the same observed difference and sign flips), its patterns drawn from the pair's own stream.
     """
 
     def __init__(self, plan: _Plan):
@@ -523,8 +527,10 @@ class _TieCalibratedAccuracy:
         diffs = (self.agree[better][0] - self.agree[worse][0]) * self.weight
         informative = diffs[diffs != 0]
         if informative.size == 0:
-            return 0.0, 0.0, lambda size, rng: np.zeros(size)   # every draw ties the observed 0
-        return sign_kernels.sign_flip(informative)
+            return 0.0, 0.0, lambda key, first, size: np.zeros(size)   # every draw ties the observed 0
+        observed, tolerance, null_of = sign_kernels.sign_flip(informative)
+        return observed, tolerance, lambda key, first, size: null_of(
+            rng_kernels.sign_patterns(key, first, size, informative.size))
 
 
 _STATISTICS = {"pa": _PairwiseAccuracy, "normal": _NormalSPA, "permutation": _PermutationSPA,
@@ -564,19 +570,6 @@ def _spa_of_normal_pvalues(sums, squares, human_upper, mid):
     return meta.spa_of_rows(human_upper, np.ascontiguousarray(p))
 
 
-def _swap_masks(rng: np.random.Generator, permutation: str, size: int, n_systems: int, n_groups: int) -> np.ndarray:
-    """Packed swap bits, draws x systems x groups of 8 segments (bits past the last segment are
-    ignored by the kernels).
-    """
-    if permutation == "both":
-        return rng.integers(0, 256, size=(size, n_systems, n_groups), dtype=np.uint8)
-    if permutation == "inputs":
-        per_segment = rng.integers(0, 256, size=(size, 1, n_groups), dtype=np.uint8)
-        return np.ascontiguousarray(np.broadcast_to(per_segment, (size, n_systems, n_groups)))
-    per_system = rng.integers(0, 2, size=(size, n_systems, 1), dtype=np.uint8) * np.uint8(255)
-    return np.ascontiguousarray(np.broadcast_to(per_system, (size, n_systems, n_groups)))
-
-
 def compare_metrics(human, metrics: dict, *, statistic: str = "spa", n_resamples: int = 1000,
                     rng=None, signs="bits", spa_resamples: int = 1000, spa_method: str = "permutation",
                     ties: str = "ge", permutation: str = "both", early_stopping: EarlyStopping | None = None,
@@ -597,11 +590,14 @@ def compare_metrics(human, metrics: dict, *, statistic: str = "spa", n_resamples
     n_resamples : int
         PERM-BOTH draws per metric pair (mt-metrics-eval's ``k``, default 1000).
     rng : None, int or Generator
-        The random state of SPA's signs and of the swaps.
+        The int seed of every stream, or a Generator (``None``: a fresh one) that one is drawn
+        from; ``settings["seed"]`` records it.  SPA's signs come from it, and each metric pair's
+        draws from a stream keyed by it and the pair's two names: a pair's p-value is the same
+        whether it is tested alone or among other metrics, and for one seed PA and SPA swap the
+        same cells (:func:`spalib.rank_metrics` gives each statistic a seed of its own).
     signs : {"bits", "mtme"} or SignMatrix
         SPA's sign recipe (:data:`spalib.resampling.SIGN_RECIPES`).  ``"mtme"`` needs an int
-        ``rng``: SPA's signs are then mt-metrics-eval's for that seed, and the swaps come from a
-        separate stream of the same seed.
+        ``rng``: SPA's signs are then mt-metrics-eval's for that seed.
     spa_resamples, spa_method : int, {"permutation", "normal"}
         How SPA's own p-values are computed: ``K`` shared sign patterns, or the normal approximation.
     ties : {"ge", "mid"}
@@ -635,8 +631,10 @@ def compare_metrics(human, metrics: dict, *, statistic: str = "spa", n_resamples
     reported scores are those of the raw metric.  The human p-values are computed once.
     Every argument is checked before any draw, whatever the statistic uses of it.  Scores beyond
     ``2**±400`` in magnitude are first scaled by a power of two (exact), where their squares and
-    variances would overflow or underflow.  The random streams (SPA's signs, the swaps)
-    and the seed that reproduces them are recorded in ``settings["seed"]``.
+    variances would overflow or underflow.  A pair's draws are a counter-based stream (SplitMix64,
+    as the simulation lab's): with early stopping a pair uses the first draws of the very stream
+    it would use without.  Ties of system scores within a float tolerance are judged with a
+    metric's own tolerance for its score, and the larger of the pair's two for its draws.
 
     References
     ----------
@@ -666,7 +664,7 @@ def compare_metrics(human, metrics: dict, *, statistic: str = "spa", n_resamples
         block, early = (n_resamples if kind == "acc_eq" else min(n_resamples, 100)), {}
     pvals, draws, nulls = engine.pair_tests(
         stat, order, n_resamples=plan.n_resamples, block=block, alternative=plan.alternative,
-        rng=plan.streams.swaps, progress=plan.progress,
+        seed=plan.seed, stream="pairs test" if kind == "acc_eq" else "perm", progress=plan.progress,
         label="pairs test acc_eq" if kind == "acc_eq" else f"PERM-BOTH {plan.meta_metric}", **early)
     index = pd.Index(order, name="metric")
     extra = {"epsilons": stat.epsilons} if kind == "acc_eq" else {}
@@ -680,6 +678,6 @@ def compare_metrics(human, metrics: dict, *, statistic: str = "spa", n_resamples
         settings=dict(n_resamples=plan.n_resamples, signs=signs if isinstance(signs, str) else "prepared",
                       spa_resamples=plan.spa_resamples, spa_method=plan.spa_method, ties=plan.ties,
                       permutation=plan.permutation, early_stopping=plan.early_stopping,
-                      alternative=plan.alternative, seed=plan.streams.seed, **extra),
+                      alternative=plan.alternative, seed=plan.seed, **extra),
         null_distributions=nulls,
     )

@@ -10,7 +10,6 @@ whose significance comes from the same PERM-BOTH draws).
 from __future__ import annotations
 
 import concurrent.futures
-import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -202,8 +201,8 @@ def average_comparisons(comparisons: dict, *, weights: dict | None = None, alpha
 
     Summing draws assumes the tasks' nulls are independent.  Two statistics of one language pair
     (SPA and PA, say) share its data, so their nulls are correlated when drawn with the same
-    swaps; drawn independently (as :func:`rank_metrics` does, one stream per task and
-    statistic) their sum spreads too little and the averaged p-values come out too small (the
+    swaps; drawn independently (as :func:`rank_metrics` does: each statistic has a seed of its
+    own) their sum spreads too little and the averaged p-values come out too small (the
     "Use it on your own metric" chapter measures it).  The average is sound over language pairs,
     whose data are independent.
 
@@ -260,9 +259,9 @@ class MetricRanking:
     average : AveragedComparison or None
         The averaged ranking over all (task, statistic) pairs; None for a single one.
     settings : dict
-        The arguments that produced the ranking; ``seed`` (the int given, or None for a
-        Generator: each comparison's ``settings["seed"]`` records its own stream) and
-        ``interval_seed`` (the intervals' stream).
+        The arguments that produced the ranking; ``seed`` (the int given, or the one drawn from
+        a Generator: passed as ``rng`` it gives the same comparisons; each comparison's
+        ``settings["seed"]`` is its own seed) and ``interval_seed`` (the intervals' stream).
     warnings : list of str
         Results that are almost surely a mistake in the input: an added metric that looks
         reversed, or seems to have been scored against the wrong reference.
@@ -533,7 +532,7 @@ def _rank_metrics_iv(tasks, statistics, n_resamples, rng, signs, spa_resamples, 
     if len(set(statistics)) != len(statistics):
         raise ValueError(f"`statistics` names a statistic twice: {statistics}")
     positive_int_iv(n_resamples, "n_resamples")
-    spa_resamples, rng, signs = signs_arguments_iv(spa_resamples, rng, signs, count="spa_resamples")
+    spa_resamples, checked_rng, signs = signs_arguments_iv(spa_resamples, rng, signs, count="spa_resamples")
     if early_stopping is not None and not isinstance(early_stopping, EarlyStopping):
         raise TypeError(f"`early_stopping` must be None or an EarlyStopping; got {early_stopping!r}")
     probability_iv(alpha, "alpha")
@@ -544,16 +543,20 @@ def _rank_metrics_iv(tasks, statistics, n_resamples, rng, signs, spa_resamples, 
         raise TypeError(f"`executor` must be None or a concurrent.futures.Executor (anything with submit()), e.g. "
                         f"ProcessPoolExecutor() or a Dask client's get_executor(); got {executor!r}")
     _executor_iv(executor)
-    if signs == "mtme":
-        seeds = [rng] * (len(prepared) * len(statistics) + 1)  # the toolkit seeds every task alike
-    else:
-        seeds = rng.spawn(len(prepared) * len(statistics) + 1)
+    # after every check: a Generator is touched only if all is well
+    interval_rng = checked_rng if signs == "mtme" else checked_rng.spawn(1)[0]   # before the seed's draw
+    seed = engine.root_seed(rng)
+    if signs == "mtme":   # the toolkit seeds every task alike
+        seeds = dict.fromkeys([(task, stat) for task in prepared for stat in statistics], seed)
+    else:   # a seed of its own for each (task, statistic): independent swaps, as WMT's runs
+        seeds = {(task, stat): engine.derived_seed(seed, task, stat) for task in prepared for stat in statistics}
+    seeds[None] = interval_rng
     warnings, summaries = [], {}
     for name, task in tasks.items():
         if hasattr(task, "report"):
             warnings += _added_metric_warnings(str(name), task.human, task.metrics, task.report)
             summaries[str(name)] = task_summary(task.report)
-    return prepared, statistics, interval_resamples, confidence_level, seeds, warnings, summaries
+    return prepared, statistics, interval_resamples, confidence_level, seed, seeds, warnings, summaries
 
 
 def _executor_iv(executor) -> None:
@@ -609,8 +612,9 @@ def rank_metrics(tasks: dict, *, statistics=("spa", "pa"), n_resamples: int = 10
     n_resamples, signs, spa_resamples, early_stopping, alpha
         As in :func:`spalib.compare_metrics`.
     rng : None, int or Generator
-        One seed for everything: each (task, statistic) and the intervals get their own stream
-        spawned from it (``signs="mtme"`` needs an int, used by every task as the toolkit does).
+        One seed for everything: each (task, statistic) gets an int seed of its own derived from
+        it (by their names) and the intervals a stream of their own (``signs="mtme"`` needs an
+        int, used by every task and statistic as the toolkit does).
     interval_resamples : int
         Bootstrap samples per interval (0: no intervals).
     confidence_level : float
@@ -635,8 +639,9 @@ def rank_metrics(tasks: dict, *, statistics=("spa", "pa"), n_resamples: int = 10
     -----
     Each comparison is exactly :func:`spalib.compare_metrics` on that task; intervals are
     :func:`metric_intervals`; with several (task, statistic) pairs the average is
-    :func:`average_comparisons` with equal weights.  Each comparison draws from its own stream
-    (spawned from ``rng`` in task order), so where it runs does not change it; the intervals
+    :func:`average_comparisons` with equal weights.  Each metric pair of each comparison draws
+    from a stream keyed by its (task, statistic)'s seed and the two names, so where it runs,
+    and which other tasks, statistics or metrics are ranked with it, do not change it; the intervals
     draw from one stream in task order, in the calling process, after the comparisons.  Metrics
     added to a
     :class:`~spalib.data.SegmentTask` (``extra_metrics``) are checked before any draw: one that
@@ -657,18 +662,17 @@ def rank_metrics(tasks: dict, *, statistics=("spa", "pa"), n_resamples: int = 10
     >>> ranking.table()["toy pa rank"].tolist()
     [1, 1]
     """
-    prepared, statistics, interval_resamples, confidence_level, seeds, warnings, summaries = _rank_metrics_iv(
+    prepared, statistics, interval_resamples, confidence_level, seed, seeds, warnings, summaries = _rank_metrics_iv(
         tasks, statistics, n_resamples, rng, signs, spa_resamples, early_stopping, alpha, interval_resamples,
         confidence_level, progress, executor)
-    seeds = iter(seeds)
-    interval_rng = next(seeds)
+    interval_rng = seeds[None]
     interval_seed = engine.describe_seed(interval_rng)   # before its first draw
     jobs = {}
     for task, (human, metrics) in prepared.items():
         for stat in statistics:
             kw = {} if stat == "acc_eq" else dict(signs=signs, spa_resamples=spa_resamples,
                                                  early_stopping=early_stopping)
-            jobs[(task, stat)] = (human, metrics), dict(statistic=stat, n_resamples=n_resamples, rng=next(seeds),
+            jobs[(task, stat)] = (human, metrics), dict(statistic=stat, n_resamples=n_resamples, rng=seeds[task, stat],
                                                         alpha=alpha, **kw)
     comparisons = _run_comparisons(jobs, executor, progress)
     intervals = {}
@@ -685,5 +689,5 @@ def rank_metrics(tasks: dict, *, statistics=("spa", "pa"), n_resamples: int = 10
                     signs=signs if isinstance(signs, str) else "prepared", spa_resamples=spa_resamples,
                     early_stopping=early_stopping, alpha=alpha, interval_resamples=interval_resamples,
                     confidence_level=confidence_level, tasks=summaries,
-                    seed=rng if isinstance(rng, numbers.Integral) else None, interval_seed=interval_seed)
+                    seed=seed, interval_seed=interval_seed)
     return MetricRanking(comparisons, intervals, average, settings, warnings)

@@ -37,6 +37,7 @@ import pandas as pd
 from scipy import special
 
 from spalib._core import engine, meta, simulation_kernels
+from spalib._core.rng import PERM_SCHEMES
 from spalib._core.validation import (
     ALTERNATIVES,
     choice_iv,
@@ -563,7 +564,7 @@ def metric_test_pvalues(replications: SimulatedReplications, first: str, second:
         if value not in replications.metrics:
             raise ValueError(f"`{name}` must name a simulated metric ({sorted(replications.metrics)}); got {value!r}")
     statistic = choice_iv(statistic, "statistic", simulation_kernels.STATISTICS)
-    permutation = choice_iv(permutation, "permutation", simulation_kernels.SCHEMES)
+    permutation = choice_iv(permutation, "permutation", PERM_SCHEMES)
     alternatives = _alternatives_iv(alternative)
     n_resamples = positive_int_iv(n_resamples, "n_resamples")
     if early_stopping is not None and not isinstance(early_stopping, EarlyStopping):
@@ -584,7 +585,7 @@ def metric_test_pvalues(replications: SimulatedReplications, first: str, second:
     z_first, z_second = (np.stack([meta.zscored(m) for m in replications.metrics[name]]) for name in (first, second))
     delta, greater, two_sided, used = simulation_kernels.metric_test_counts(
         np.ascontiguousarray(rescaled_rows(human)), z_first, z_second,
-        simulation_kernels.STATISTICS.index(statistic), simulation_kernels.SCHEMES.index(permutation), n_resamples,
+        simulation_kernels.STATISTICS.index(statistic), PERM_SCHEMES.index(permutation), n_resamples,
         stop.block_size if early_stopping else n_resamples, stop.early_min if early_stopping else -1.0,
         stop.early_max if early_stopping else 2.0, alternative == "two-sided", seed)
     pvalues = {"greater": greater / used, "two-sided": two_sided / used}

@@ -170,15 +170,8 @@ def test_spa_from_pvalues_and_subset_reuse_the_result_s_pvalues():
 
 # --- the seed is recorded and reproduces the result ----------------------------------------------
 
-def replay(seed):
-    """The Generator a result's settings["seed"] describes (the recipe in MetricComparison's docs)."""
-    generator = np.random.Generator(getattr(np.random, seed["bit_generator"])())
-    generator.bit_generator.state = seed["state"]
-    return generator
-
-
-@pytest.mark.parametrize("statistic", ["pa", "spa"])
-@pytest.mark.parametrize("rng", [None, "advanced", "mt19937"])
+@pytest.mark.parametrize("statistic", ["pa", "spa", "acc_eq"])
+@pytest.mark.parametrize("rng", [None, "advanced", "mt19937", 11])
 def test_the_recorded_seed_reproduces_a_comparison(statistic, rng):
     human, metrics = comparison_toy()
     if rng == "advanced":
@@ -186,10 +179,10 @@ def test_the_recorded_seed_reproduces_a_comparison(statistic, rng):
         rng.random(7)                                   # a Generator already drawn from
     elif rng == "mt19937":
         rng = np.random.Generator(np.random.MT19937(5))
-    first = spalib.compare_metrics(human, metrics, statistic=statistic, n_resamples=50, spa_resamples=60,
-                                   rng=rng)
-    again = spalib.compare_metrics(human, metrics, statistic=statistic, n_resamples=50, spa_resamples=60,
-                                   rng=replay(first.settings["seed"]))
+    first = spalib.compare_metrics(human, metrics, statistic=statistic, n_resamples=50, rng=rng)
+    seed = first.settings["seed"]
+    assert isinstance(seed, int) and seed == (rng if isinstance(rng, int) else seed)
+    again = spalib.compare_metrics(human, metrics, statistic=statistic, n_resamples=50, rng=seed)
     pd.testing.assert_frame_equal(again.pvalues, first.pvalues)
     pd.testing.assert_series_equal(again.scores, first.scores)
     assert spalib.compare_metrics(human, metrics, statistic="pa", n_resamples=5, rng=4,
@@ -217,11 +210,11 @@ def test_mtme_signs_with_a_method_that_draws_none(method):
 
 
 def test_normal_spa_counts_draws_equal_to_the_observed_difference():
-    """PERM-SYSTEMS swaps nothing in 2 of 2**S draws: those draws equal the observed difference
+    """PERM-SYSTEMS swaps nothing in 1 of 2**S draws: those draws equal the observed difference
     and must count (scores and draws are summed alike)."""
-    rng = np.random.default_rng(8)
-    human = pd.DataFrame(rng.normal(size=(9, 30)))
-    metrics = {"a": human + rng.normal(scale=0.8, size=(9, 30)), "b": human + rng.normal(scale=1.0, size=(9, 30))}
+    rng = np.random.default_rng(8)   # 5 systems: 1 draw in 16 swaps no system or all of them
+    human = pd.DataFrame(rng.normal(size=(5, 30)))
+    metrics = {"a": human + rng.normal(scale=0.8, size=(5, 30)), "b": human + rng.normal(scale=1.0, size=(5, 30))}
     c = spalib.compare_metrics(human, metrics, spa_method="normal", permutation="systems", n_resamples=1024,
                                rng=8)
     better, worse = c.scores.index
@@ -256,3 +249,76 @@ def test_every_result_s_statistic_is_a_number_and_names_no_meta_metric():
     for result in with_statistic:
         assert typing.get_type_hints(result)["statistic"] is float, result.__name__
     assert typing.get_type_hints(spalib.MetricComparison)["meta_metric"] is str
+
+
+# --- a pair's verdict depends only on the seed and the pair ---------------------------------------
+
+def pair_pvalue(comparison, a, b):
+    """The pair's p-value, whichever way round the comparison ordered it."""
+    p = comparison.pvalues.loc[a, b]
+    return p if not np.isnan(p) else comparison.pvalues.loc[b, a]
+
+
+@pytest.mark.parametrize("statistic, options", [
+    ("pa", {}), ("spa", {}), ("spa", dict(spa_method="normal")), ("spa", dict(signs="mtme")),
+    ("pa", dict(permutation="inputs")), ("spa", dict(permutation="systems", spa_method="normal")),
+    ("acc_eq", {})])
+@pytest.mark.parametrize("alternative", ["greater", "two-sided"])
+def test_a_pairs_pvalue_does_not_depend_on_the_other_metrics(statistic, options, alternative):
+    human, metrics = comparison_toy()
+    metrics = metrics | {"m3": human + np.random.default_rng(9).normal(scale=0.9, size=human.shape)}
+    kw = dict(statistic=statistic, n_resamples=200, rng=7, alternative=alternative, **options)
+    everything = spalib.compare_metrics(human, metrics, **kw)
+    for a, b in [("m0", "m1"), ("m1", "m3"), ("m2", "m0")]:
+        alone = spalib.compare_metrics(human, {a: metrics[a], b: metrics[b]}, **kw)
+        assert pair_pvalue(alone, a, b) == pair_pvalue(everything, a, b)
+        key = next(k for k in alone.null_distributions)
+        np.testing.assert_array_equal(alone.null_distributions[key], everything.null_distributions[key])
+
+
+def test_early_stopping_uses_the_first_draws_of_the_pairs_own_stream():
+    human, metrics = comparison_toy()
+    for statistic in ("pa", "spa"):
+        full = spalib.compare_metrics(human, metrics, statistic=statistic, n_resamples=1000, rng=3)
+        stopped = spalib.compare_metrics(human, metrics, statistic=statistic, n_resamples=1000, rng=3,
+                                         early_stopping=spalib.WMT_EARLY_STOPPING)
+        assert (stopped.draws.to_numpy() < 1000).any()
+        for pair, null in stopped.null_distributions.items():
+            np.testing.assert_array_equal(null, full.null_distributions[pair][:null.size])
+
+
+def test_pa_draws_do_not_depend_on_spas_options():
+    human, metrics = comparison_toy()
+    runs = [spalib.compare_metrics(human, metrics, statistic="pa", n_resamples=100, rng=4, **options)
+            for options in ({}, dict(signs="mtme"), dict(spa_resamples=7), dict(spa_method="normal"))]
+    for run in runs[1:]:
+        pd.testing.assert_frame_equal(run.pvalues, runs[0].pvalues)
+
+
+def test_a_ranking_restricted_to_some_metrics_keeps_their_pvalues():
+    human, metrics = comparison_toy()
+    kw = dict(statistics=("pa", "spa", "acc_eq"), n_resamples=100, rng=5, interval_resamples=0)
+    full = spalib.rank_metrics({"x": (human, metrics), "y": (human.iloc[:, :30], {
+        n: m.iloc[:, :30] for n, m in metrics.items()})}, **kw)
+    some = spalib.rank_metrics({"x": (human, {n: metrics[n] for n in ("m0", "m2")})}, **kw)
+    for stat in kw["statistics"]:
+        assert pair_pvalue(some.comparisons["x", stat], "m0", "m2") == pair_pvalue(full.comparisons["x", stat],
+                                                                                  "m0", "m2")
+    task_seed = full.comparisons["x", "pa"].settings["seed"]
+    alone = spalib.compare_metrics(human, metrics, statistic="pa", n_resamples=100, rng=task_seed)
+    pd.testing.assert_frame_equal(alone.pvalues, full.comparisons["x", "pa"].pvalues)
+
+
+@pytest.mark.parametrize("meta_metric, spa_method", [("pa", "normal"), ("spa", "normal"), ("spa", "permutation"),
+                                                     ("acc_eq", "normal")])
+def test_a_pair_tested_either_way_round_draws_the_same_swaps(meta_metric, spa_method):
+    from spalib import metametrics
+    from spalib._core import engine
+    human, metrics = comparison_toy()
+    plan = metametrics._compare_metrics_iv(human, metrics, meta_metric, 50, 1, "bits", 64, spa_method, "ge", "both",
+                                           None, 0.05, False, "two-sided")
+    stat = metametrics._STATISTICS[meta_metric if meta_metric != "spa" else spa_method](plan)
+    key = engine.pair_key(1, "perm", "m0", "m1")
+    (delta, _, one_way), (reverse, _, other_way) = stat.pair("m0", "m1"), stat.pair("m1", "m0")
+    assert delta == -reverse
+    np.testing.assert_allclose(one_way(key, 0, 50), -other_way(key, 0, 50), rtol=0, atol=1e-12)

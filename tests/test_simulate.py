@@ -158,7 +158,7 @@ def test_pair_test_counts_ties_half_in_mid_p():
 @pytest.mark.parametrize("statistic", ["pa", "spa"])
 @pytest.mark.parametrize("permutation", ["both", "inputs", "systems"])
 def test_metric_test_pvalues_are_compare_metrics_tests_with_the_same_swaps(statistic, permutation):
-    """Each replication's null draws equal the library's PERM draws for the same swap masks."""
+    """Each replication's null draws are the library's PERM draws of the pair from the same stream."""
     models = {"a": MetricModel(noise_sd=0.8), "b": MetricModel(noise_sd=1.0)}
     sim = spalib.simulate_replications(np.linspace(0, 0.5, 5), 20, models, 3, rng=7)
     out = spalib.metric_test_pvalues(sim, "a", "b", statistic=statistic, permutation=permutation,
@@ -171,10 +171,9 @@ def test_metric_test_pvalues_are_compare_metrics_tests_with_the_same_swaps(stati
         stat = metametrics._STATISTICS["pa" if statistic == "pa" else "normal"](plan)
         assert out["delta"][r] == pytest.approx(stat.scores["a"] - stat.scores["b"], abs=1e-15)
         better, worse = ("a", "b") if stat.scores["a"] >= stat.scores["b"] else ("b", "a")
-        masks = simulation_kernels.swap_masks(simulation_kernels._stream(seed, r), 0, 64,
-                                              simulation_kernels.SCHEMES.index(permutation), 5, 3)
-        stat_worse, stat_better = stat._hybrids(plan.metrics[worse], plan.metrics[better], (worse, better))(masks)
-        null = stat_better - stat_worse
+        # the library's own draws of this pair, from the replication's stream: the lab's draws
+        _, _, draw = stat.pair(better, worse)
+        null = draw(np.uint64(simulation_kernels._stream(seed, r)), 0, 64)
         observed = abs(out["delta"][r])                           # plain floats, as the library
         assert out["pvalue_two_sided"][r] == np.mean(np.abs(null) >= observed)
         assert out["pvalue_greater"][r] == np.mean(null >= observed)

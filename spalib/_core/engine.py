@@ -6,35 +6,32 @@ sorted best first it asks the statistic for null draws of ``stat(better') - stat
 blocks, counts the draws at least as extreme as the observed difference, and stops early when
 asked.  A statistic is any object with a method ``pair(better, worse) -> (delta, tolerance,
 draw)``: the observed difference, how far below it (in absolute value) a draw still counts as
-reaching it (0: plain floating point), and ``draw(size, rng) -> ndarray`` of ``size`` null draws,
-with whatever the pair needs precomputed once.
+reaching it (0: plain floating point), and ``draw(key, first, size) -> ndarray``, the null draws
+``first, ..., first + size - 1`` of the counter-based stream ``key``, with whatever the pair
+needs precomputed once.
 
-The random streams of a test are built in one place, :func:`make_streams`, and described by
-:func:`describe_seed` for the result's ``settings``.
+Each pair draws from a stream of its own, keyed by the test's int seed, the kind of draw (PERM
+swaps or the pairs test's signs) and the two metrics' names (:func:`pair_key`): a pair's
+p-value does not depend on which other metrics or statistics share the call, and early stopping
+only cuts a pair's stream short.
 """
 
 from __future__ import annotations
 
+import hashlib
 import numbers
-from dataclasses import dataclass
 
 import numpy as np
 from tqdm import tqdm
 
 
-@dataclass(frozen=True)
-class Streams:
-    """The named random streams of a test between metrics.
-
-    ``signs`` draws the statistic's own sign patterns (SPA's permutation p-values): a Generator,
-    or an int seed for mt-metrics-eval's recipe; ``swaps`` draws what each null draw swaps
-    between the two metrics.  With the ``"bits"`` recipe both are one Generator, consumed signs
-    first (so a seed gives the same results as before the streams were named).
+def root_seed(rng) -> int:
+    """The int seed a test's streams derive from: the int given, else one drawn from the
+    Generator (``None``: a fresh one).  Passing it back as ``rng`` reproduces the test.
     """
-
-    signs: object
-    swaps: np.random.Generator
-    seed: object
+    if isinstance(rng, numbers.Integral) and not isinstance(rng, (bool, np.bool_)):
+        return int(rng)
+    return int(np.random.default_rng(rng).integers(2 ** 63))
 
 
 def describe_seed(rng) -> object:
@@ -47,12 +44,17 @@ def describe_seed(rng) -> object:
     return {"bit_generator": type(rng.bit_generator).__name__, "state": rng.bit_generator.state}
 
 
-def make_streams(rng, recipe: str) -> Streams:
-    """The streams of one test from a validated ``rng`` (an int seed for ``"mtme"``, else a Generator)."""
-    if recipe == "mtme":
-        # the toolkit's signs for this seed; the swaps get their own stream of the same seed
-        return Streams(signs=int(rng), swaps=np.random.default_rng([int(rng), 1]), seed=int(rng))
-    return Streams(signs=rng, swaps=rng, seed=describe_seed(rng))
+def derived_seed(seed: int, *labels) -> int:
+    """An int seed of its own for ``labels`` (a task, say) under ``seed``."""
+    return int(pair_key(seed, *labels) >> np.uint64(1))
+
+
+def pair_key(seed: int, *labels) -> np.uint64:
+    """The 64-bit key of the stream of ``labels`` (statistic, better, worse) under ``seed``: a hash
+    of their text, the same in every process and on every machine.
+    """
+    text = "\x1f".join(str(part) for part in (seed, *labels))
+    return np.uint64(int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "little"))
 
 
 def count_extreme(null: np.ndarray, delta: float, tolerance: float, alternative: str) -> int:
@@ -69,13 +71,15 @@ def metric_pairs(order: list) -> list[tuple]:
     return [(i, j) for i in range(len(order)) for j in range(i + 1, len(order))]
 
 
-def pair_tests(statistic, order: list, *, n_resamples: int, block: int, alternative: str,
-               rng: np.random.Generator, early_min: float = -np.inf, early_max: float = np.inf,
-               progress=False, label: str = ""):
+def pair_tests(statistic, order: list, *, n_resamples: int, block: int, alternative: str, seed: int,
+               stream: str, early_min: float = -np.inf, early_max: float = np.inf, progress=False,
+               label: str = ""):
     """p-values, draws used and null draws of every pair of ``order`` (sorted best first).
 
-    The test of a pair stops after a block once the running p-value is below ``early_min`` or
-    above ``early_max`` (mt-metrics-eval's early stopping); ``p = extreme draws / draws``, no +1.
+    A pair draws from the stream ``pair_key(seed, stream, *sorted(names))``: whichever way round
+    it is tested, its swaps are the same (and its draws of the difference change sign).  The
+    test of a pair stops after a block once the running p-value is below ``early_min`` or above
+    ``early_max`` (mt-metrics-eval's early stopping); ``p = extreme draws / draws``, no +1.
     """
     n = len(order)
     pvalues = np.full((n, n), np.nan)
@@ -85,12 +89,13 @@ def pair_tests(statistic, order: list, *, n_resamples: int, block: int, alternat
                      disable=not progress):
         better, worse = order[i], order[j]
         delta, tolerance, draw = statistic.pair(better, worse)
+        key = pair_key(seed, stream, *sorted((str(better), str(worse))))   # either way round
         count = used = 0
         parts = []
         while used < n_resamples:
             size = min(block, n_resamples - used)
             try:
-                parts.append(draw(size, rng))
+                parts.append(draw(key, used, size))
             except SystemError as error:   # Ctrl-C inside a numba kernel surfaces as a SystemError
                 if isinstance(error.__cause__, KeyboardInterrupt):
                     raise KeyboardInterrupt from None

@@ -258,16 +258,12 @@ def random_patterns(n_resamples: int, n_segments: int, rng: np.random.Generator)
 
 def sign_flip(values: np.ndarray):
     """A one-sample sign-flip test of ``values``: the observed sum ``sum_l v_l``, its tie tolerance,
-    and ``draw(n_resamples, rng, exact=False)``, null sums ``sum_l s_l v_l`` from the very signs the
-    paired test of ``[values, 0]`` would draw (the zero row adds nothing), or all ``2**n`` patterns.
+    and ``null(packed)``, the sums ``sum_l s_l v_l`` under packed sign patterns (those the paired
+    test of ``[values, 0]`` would use give its very null: the zero row adds nothing).
     """
     x = values[None, :]
     table = _byte_tables(x)
-
-    def draw(n_resamples, rng, exact=False):
-        packed = _all_patterns(x.shape[1]) if exact else random_patterns(n_resamples, x.shape[1], rng)
-        return _signed_sums(table, packed)[0]
-    return float(_observed_sums(table)[0]), tie_tolerance(x), draw
+    return float(_observed_sums(table)[0]), tie_tolerance(x), lambda packed: _signed_sums(table, packed)[0]
 
 
 def pairs_null(agree1, agree2, weight, scale, n_resamples, rng, exact, alternative) -> tuple[np.ndarray, float]:
@@ -283,8 +279,9 @@ def pairs_null(agree1, agree2, weight, scale, n_resamples, rng, exact, alternati
     if exact and informative.size > MAX_EXACT_PATTERNS:
         raise ValueError(f"method='exact' enumerates 2**n sign patterns; n = {informative.size} informative "
                          f"pairs is over the limit of {MAX_EXACT_PATTERNS}")
-    observed, tol, draw = sign_flip(scale * informative)
-    null = draw(n_resamples, rng, exact)
+    observed, tol, null_of = sign_flip(scale * informative)
+    n = informative.size
+    null = null_of(_all_patterns(n) if exact else random_patterns(n_resamples, n, rng))
     if alternative == "two-sided":
         return null, float(np.mean(np.abs(null) >= abs(observed) - tol))
     return null, float(np.mean(null >= observed - tol))

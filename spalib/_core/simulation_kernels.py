@@ -13,10 +13,9 @@ import numpy as np
 from numba import njit, prange
 
 from spalib._core.meta import _pairwise_agreement, spa_of_uppers
-from spalib._core.rng import GOLDEN, mix64
+from spalib._core.rng import GOLDEN, _byte, mix64, sign_patterns, swap_masks
 from spalib._core.signs import _normal_upper
 
-SCHEMES = ("both", "inputs", "systems")
 STATISTICS = ("pa", "spa")
 
 
@@ -26,29 +25,11 @@ def _stream(seed, replication):
     return mix64(np.uint64(seed) ^ mix64(np.uint64(replication + 1) * GOLDEN))
 
 
-@njit(cache=True)
-def _word(key, counter):
-    return mix64(key + np.uint64(counter + 1) * GOLDEN)
-
-
-@njit(cache=True)
-def _byte(key, index):
-    """Byte ``index`` of the stream: eight bytes per 64-bit word."""
-    return np.uint8((_word(key, index >> 3) >> np.uint64(8 * (index & 7))) & np.uint64(255))
-
-
-@njit(cache=True)
 def pair_signs(seed, replication, n_resamples, n_segments):
     """The packed sign patterns (draws x groups of 8 segments) of one replication's pair test,
     in :class:`spalib.SignMatrix`'s layout (bit set = keep the pair as observed).
     """
-    n_groups = (n_segments + 7) // 8
-    key = _stream(seed, replication)
-    packed = np.empty((n_resamples, n_groups), dtype=np.uint8)
-    for k in range(n_resamples):
-        for g in range(n_groups):
-            packed[k, g] = _byte(key, k * n_groups + g)
-    return packed
+    return sign_patterns(np.uint64(_stream(seed, replication)), 0, n_resamples, n_segments)
 
 
 @njit(cache=True, parallel=True)
@@ -84,28 +65,6 @@ def pair_test_counts(diffs, n_resamples, seed):
             if abs(total) >= abs(observed) - tol:
                 two_sided[r] += 1
     return greater_equal, equal, two_sided
-
-
-@njit(cache=True)
-def swap_masks(key, first_draw, n_draws, scheme, n_systems, n_groups):
-    """Packed swap bits (draws x systems x groups), the layout of the library's PERM draws:
-    every cell (``scheme`` 0, PERM-BOTH), every segment (1, PERM-INPUTS) or every system (2,
-    PERM-SYSTEMS) swapped between the two metrics with probability 1/2.
-    """
-    masks = np.empty((n_draws, n_systems, n_groups), dtype=np.uint8)
-    for k in range(n_draws):
-        draw = first_draw + k
-        for s in range(n_systems):
-            if scheme == 2:
-                bit = _byte(key, draw * n_systems + s) & np.uint8(1)
-                for g in range(n_groups):
-                    masks[k, s, g] = np.uint8(255) if bit else np.uint8(0)
-            else:
-                for g in range(n_groups):
-                    cell = s * n_groups + g if scheme == 0 else g
-                    width = n_systems * n_groups if scheme == 0 else n_groups
-                    masks[k, s, g] = _byte(key, draw * width + cell)
-    return masks
 
 
 @njit(cache=True)
