@@ -18,7 +18,8 @@ from pathlib import Path
 import numba
 
 from spalib.metametrics import WMT_EARLY_STOPPING
-from spalib.ranking import FORMATS, STATISTICS, rank_metrics, task_summary
+from spalib._core.vocabulary import META_METRICS, SIGN_RECIPES
+from spalib.ranking import FORMATS, rank_metrics, task_summary
 
 
 def _metric_file(text: str) -> tuple[str, Path]:
@@ -58,7 +59,7 @@ def _rank_parser(sub) -> None:
                            "for wmt24pp, which has none)")
     rank.add_argument("--lower-is-better", action="append", default=[], metavar="NAME",
                       help="a metric whose smaller scores are better (negated)")
-    rank.add_argument("--stat", nargs="+", choices=STATISTICS, default=["spa", "pa"],
+    rank.add_argument("--stat", nargs="+", choices=META_METRICS, default=["spa", "pa"],
                       help="statistics to rank by (default: spa pa)")
     rank.add_argument("--k", type=_count(1), default=1000, help="PERM-BOTH draws per metric pair (default 1000)")
     rank.add_argument("--spa-resamples", type=_count(1), default=1000, help="SPA's sign patterns K (default 1000)")
@@ -66,7 +67,7 @@ def _rank_parser(sub) -> None:
                       help="stop a pair's test early as WMT did (blocks of 100; p < 0.02 or > 0.5)")
     rank.add_argument("--bootstrap", type=_count(0), default=1000, help="bootstrap samples per interval (0: none)")
     rank.add_argument("--seed", type=int, default=4, help="the random seed (default 4, mt-metrics-eval's)")
-    rank.add_argument("--signs", choices=["bits", "mtme"], default="bits",
+    rank.add_argument("--signs", choices=SIGN_RECIPES, default="bits",
                       help="SPA's sign recipe: spalib's ('bits') or mt-metrics-eval's for the seed ('mtme')")
     rank.add_argument("--primary-only", action="store_true", help="only WMT's primary metrics and baselines")
     rank.add_argument("--no-qe", action="store_true", help="leave out reference-free (-src) metrics")

@@ -16,8 +16,10 @@ from scipy import special
 from spalib._core import engine, meta, perm_both, rank_kernels, rng as rng_kernels, signs as sign_kernels
 from spalib._core.align import align_matrices, align_metrics, align_vectors
 from spalib._core.sign_matrix import signs_arguments_iv
-from spalib._core.validation import (ALTERNATIVES, choice_iv, flag_iv, positive_int_iv, probability_iv,
-                                     real_array_iv, real_iv, rescaled, sums_iv)
+from spalib._core.validation import (choice_iv, flag_iv, positive_int_iv, probability_iv, real_array_iv, real_iv,
+                                     rescaled, sums_iv)
+from spalib._core.vocabulary import (ALTERNATIVES, META_METRICS, PVALUE_METHODS, SCHEMES, SPA_METHODS, TIES,
+                                     Alternative, MetaMetric, PValueMethod, Scheme, SignRecipe, SpaMethod, Ties)
 from spalib.rank_correlations import kendall_tau, tie_calibration
 from spalib.resampling import SignMatrix, draw_signs, pairwise_pvalues
 
@@ -164,8 +166,9 @@ def spa_from_pvalues(human_pvalues, metric_pvalues) -> float:
     return _spa_of_uppers(*uppers)
 
 
-def soft_pairwise_accuracy(human, metric, *, n_resamples: int = 1000, rng=None, signs="bits",
-                           method: str = "permutation", ties: str = "ge") -> SoftPairwiseAccuracyResult:
+def soft_pairwise_accuracy(human, metric, *, n_resamples: int = 1000, rng=None,
+                           signs: SignRecipe | SignMatrix = "bits", method: PValueMethod = "permutation",
+                           ties: Ties = "ge") -> SoftPairwiseAccuracyResult:
     """Soft Pairwise Accuracy: how closely the metric's p-values follow the humans'.
 
     Parameters
@@ -207,8 +210,8 @@ def soft_pairwise_accuracy(human, metric, *, n_resamples: int = 1000, rng=None, 
     >>> soft_pairwise_accuracy([[1, 2, 3], [2, 3, 4]], [[2, 2, 4], [1, 3, 5]], rng=4, signs="mtme").statistic
     0.872
     """
-    method = choice_iv(method, "method", ("permutation", "normal", "exact"))
-    ties = choice_iv(ties, "ties", ("ge", "mid"))
+    method = choice_iv(method, "method", PVALUE_METHODS)
+    ties = choice_iv(ties, "ties", TIES)
     n_resamples, rng, signs = signs_arguments_iv(n_resamples, rng, signs)
     h, m, systems = align_matrices(human, metric)
     if method == "permutation" and not isinstance(signs, SignMatrix):
@@ -377,11 +380,11 @@ class _Plan:
 
 def _compare_metrics_iv(human, metrics, meta_metric, n_resamples, rng, signs, spa_resamples, spa_method, ties,
                         permutation, early_stopping, alpha, progress, alternative) -> _Plan:
-    meta_metric = choice_iv(meta_metric, "statistic", ("spa", "pa", "acc_eq"))
+    meta_metric = choice_iv(meta_metric, "statistic", META_METRICS)
     alternative = choice_iv(alternative, "alternative", ALTERNATIVES)
-    spa_method = choice_iv(spa_method, "spa_method", ("permutation", "normal"))
-    ties = choice_iv(ties, "ties", ("ge", "mid"))
-    permutation = choice_iv(permutation, "permutation", ("both", "inputs", "systems"))
+    spa_method = choice_iv(spa_method, "spa_method", SPA_METHODS)
+    ties = choice_iv(ties, "ties", TIES)
+    permutation = choice_iv(permutation, "permutation", SCHEMES)
     spa_resamples, _, signs = signs_arguments_iv(spa_resamples, rng, signs, count="spa_resamples")
     n_resamples = positive_int_iv(n_resamples, "n_resamples")
     alpha = probability_iv(alpha, "alpha")
@@ -420,7 +423,7 @@ class _PerturbedMetrics:
 
     def pair(self, better, worse):
         hybrids = self._hybrids(self.plan.metrics[worse], self.plan.metrics[better], (worse, better))
-        scheme = rng_kernels.PERM_SCHEMES.index(self.plan.permutation)
+        scheme = SCHEMES.index(self.plan.permutation)
 
         def draw(key, first, size):
             masks = rng_kernels.swap_masks(key, first, size, scheme, self.n_systems, self.n_groups)
@@ -570,10 +573,11 @@ def _spa_of_normal_pvalues(sums, squares, human_upper, mid):
     return meta.spa_of_rows(human_upper, np.ascontiguousarray(p))
 
 
-def compare_metrics(human, metrics: dict, *, statistic: str = "spa", n_resamples: int = 1000,
-                    rng=None, signs="bits", spa_resamples: int = 1000, spa_method: str = "permutation",
-                    ties: str = "ge", permutation: str = "both", early_stopping: EarlyStopping | None = None,
-                    alpha: float = 0.05, progress: bool = False, alternative: str = "greater") -> MetricComparison:
+def compare_metrics(human, metrics: dict, *, statistic: MetaMetric = "spa", n_resamples: int = 1000,
+                    rng=None, signs: SignRecipe | SignMatrix = "bits", spa_resamples: int = 1000,
+                    spa_method: SpaMethod = "permutation", ties: Ties = "ge", permutation: Scheme = "both",
+                    early_stopping: EarlyStopping | None = None, alpha: float = 0.05, progress: bool = False,
+                    alternative: Alternative = "greater") -> MetricComparison:
     """Score metrics with PA or SPA and test every pair of metrics with PERM-BOTH.
 
     Parameters

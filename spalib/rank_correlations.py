@@ -35,7 +35,8 @@ import numpy as np
 import pandas as pd
 
 from spalib._core import rank_kernels as _k, signs as sign_kernels
-from spalib._core.validation import ALTERNATIVES, choice_iv, labels_iv, positive_int_iv, real_array_iv, real_iv, rng_iv
+from spalib._core.vocabulary import ALTERNATIVES
+from spalib._core.validation import choice_iv, labels_iv, positive_int_iv, real_array_iv, real_iv, rng_iv
 
 __all__ = ["kendall_tau", "tie_calibration", "pairs_permutation_test", "KendallResult", "TieCalibrationResult",
            "PairsTestResult", "VARIANTS"]

@@ -10,6 +10,7 @@ whose significance comes from the same PERM-BOTH draws).
 from __future__ import annotations
 
 import concurrent.futures
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -21,13 +22,13 @@ from spalib._core.align import align_metrics
 from spalib._core.validation import (choice_iv, flag_iv, int_iv, labels_iv, names_iv, positive_int_iv, probability_iv,
                                      real_iv, rescaled, rng_iv, sums_iv, threading_layer)
 from spalib._core.sign_matrix import signs_arguments_iv
+from spalib._core.vocabulary import META_METRICS, MetaMetric, SignRecipe
 from spalib.metametrics import EarlyStopping, MetricComparison, compare_metrics, significance_ranks
 from spalib.rank_correlations import kendall_tau, tie_calibration
 from spalib.resampling import SignMatrix
 
 __all__ = ["metric_intervals", "average_comparisons", "rank_metrics", "AveragedComparison", "MetricRanking"]
 
-STATISTICS = ("spa", "pa", "acc_eq")
 FORMATS = ("text", "tsv", "markdown", "latex")
 
 WRONG_REFERENCE_SHARE = 0.9
@@ -36,7 +37,7 @@ score on at least this share of the segments is warned about: it looks scored ag
 
 
 def _metric_intervals_iv(human, metrics, statistic, confidence_level, n_resamples, rng, epsilons):
-    statistic = choice_iv(statistic, "statistic", STATISTICS)
+    statistic = choice_iv(statistic, "statistic", META_METRICS)
     confidence_level = probability_iv(confidence_level, "confidence_level")
     n_resamples = positive_int_iv(n_resamples, "n_resamples")
     rng = rng_iv(rng)
@@ -150,7 +151,7 @@ def _average_comparisons_iv(comparisons, weights, alpha):
             raise TypeError(f"comparisons[{task!r}] must be a MetricComparison; got {type(comparison).__name__}")
         if not comparison.null_distributions:
             raise ValueError(f"comparisons[{task!r}] carries no null draws (it was not made by compare_metrics)")
-        if comparison.meta_metric not in STATISTICS:
+        if comparison.meta_metric not in META_METRICS:
             raise ValueError(f"comparisons[{task!r}]: cannot average meta-metric {comparison.meta_metric!r}")
     if weights is None:
         weights = {task: 1.0 for task in comparisons}
@@ -524,7 +525,7 @@ def _rank_metrics_iv(tasks, statistics, n_resamples, rng, signs, spa_resamples, 
     statistics = (statistics,) if isinstance(statistics, str) else tuple(statistics)
     if not statistics:
         raise ValueError("`statistics` must name at least one of spa, pa, acc_eq")
-    statistics = tuple(choice_iv(s, "statistics", STATISTICS) for s in statistics)
+    statistics = tuple(choice_iv(s, "statistics", META_METRICS) for s in statistics)
     for name, (_, aligned) in prepared.items():   # what compare_metrics would refuse, before any task runs
         for metric, m in aligned.items():
             sums_iv(m if "acc_eq" in statistics else rescaled(m), f"tasks[{name!r}] metrics[{metric!r}]")
@@ -597,7 +598,8 @@ def _run_comparisons(jobs: dict, executor, progress: bool) -> dict:
         raise
 
 
-def rank_metrics(tasks: dict, *, statistics=("spa", "pa"), n_resamples: int = 1000, rng=None, signs="bits",
+def rank_metrics(tasks: dict, *, statistics: MetaMetric | Sequence[MetaMetric] = ("spa", "pa"),
+                 n_resamples: int = 1000, rng=None, signs: SignRecipe | SignMatrix = "bits",
                  spa_resamples: int = 1000, early_stopping: EarlyStopping | None = None, alpha: float = 0.05,
                  interval_resamples: int = 1000, confidence_level: float = 0.95,
                  progress: bool = False, executor=None) -> MetricRanking:

@@ -23,6 +23,7 @@ import numpy as np
 from spalib._core import signs as sign_kernels
 from spalib._core.sign_matrix import SIGN_RECIPES, SignMatrix, signs_arguments_iv
 from spalib._core.validation import choice_iv, positive_int_iv, rescaled, score_matrix_iv, sums_iv
+from spalib._core.vocabulary import PVALUE_METHODS, TIES, PValueMethod, SignRecipe, Ties
 
 __all__ = ["pairwise_pvalues", "draw_signs", "SignMatrix", "SIGN_RECIPES", "MAX_EXACT_SEGMENTS"]
 
@@ -74,8 +75,8 @@ def draw_signs(n_resamples: int, n_segments: int, *, rng=None, signs: str = "bit
 
 
 def _pairwise_pvalues_iv(scores, n_resamples, rng, signs, method, ties):
-    method = choice_iv(method, "method", ("permutation", "normal", "exact"))
-    ties = choice_iv(ties, "ties", ("ge", "mid"))
+    method = choice_iv(method, "method", PVALUE_METHODS)
+    ties = choice_iv(ties, "ties", TIES)
     n_resamples, rng, signs = signs_arguments_iv(n_resamples, rng, signs)   # whatever the method
     x = score_matrix_iv(scores)
     if method == "exact" and x.shape[1] > MAX_EXACT_SEGMENTS:
@@ -91,8 +92,8 @@ def _pairwise_pvalues_iv(scores, n_resamples, rng, signs, method, ties):
     return x, signs if method == "permutation" else None, method, ties == "mid"
 
 
-def pairwise_pvalues(scores, *, n_resamples: int = 1000, rng=None, signs="bits", method: str = "permutation",
-                     ties: str = "ge") -> np.ndarray:
+def pairwise_pvalues(scores, *, n_resamples: int = 1000, rng=None, signs: SignRecipe | SignMatrix = "bits",
+                     method: PValueMethod = "permutation", ties: Ties = "ge") -> np.ndarray:
     """One-sided paired permutation p-values for every pair of systems.
 
     Parameters

@@ -37,9 +37,8 @@ import pandas as pd
 from scipy import special
 
 from spalib._core import engine, meta, simulation_kernels
-from spalib._core.rng import PERM_SCHEMES
+from spalib._core.vocabulary import ALTERNATIVES, PERM_STATISTICS, SCHEMES, Alternative, PermStatistic, Scheme
 from spalib._core.validation import (
-    ALTERNATIVES,
     choice_iv,
     int_iv,
     labels_iv,
@@ -506,8 +505,9 @@ def pair_test_pvalues(differences, *, n_resamples: int = 1000, rng=None) -> pd.D
                          "two_sided": two / n_resamples})
 
 
-def metric_test_pvalues(replications: SimulatedReplications, first: str, second: str, *, statistic: str = "pa",
-                        permutation: str = "both", alternative: str | tuple = "greater",
+def metric_test_pvalues(replications: SimulatedReplications, first: str, second: str, *,
+                        statistic: PermStatistic = "pa", permutation: Scheme = "both",
+                        alternative: Alternative | tuple[Alternative, ...] = "greater",
                         n_resamples: int = 1000, early_stopping=None, rng=None) -> pd.DataFrame:
     """The test of two metrics that :func:`spalib.compare_metrics` runs, in every replication.
 
@@ -563,8 +563,8 @@ def metric_test_pvalues(replications: SimulatedReplications, first: str, second:
     for name, value in (("first", first), ("second", second)):
         if value not in replications.metrics:
             raise ValueError(f"`{name}` must name a simulated metric ({sorted(replications.metrics)}); got {value!r}")
-    statistic = choice_iv(statistic, "statistic", simulation_kernels.STATISTICS)
-    permutation = choice_iv(permutation, "permutation", PERM_SCHEMES)
+    statistic = choice_iv(statistic, "statistic", PERM_STATISTICS)
+    permutation = choice_iv(permutation, "permutation", SCHEMES)
     alternatives = _alternatives_iv(alternative)
     n_resamples = positive_int_iv(n_resamples, "n_resamples")
     if early_stopping is not None and not isinstance(early_stopping, EarlyStopping):
@@ -585,7 +585,7 @@ def metric_test_pvalues(replications: SimulatedReplications, first: str, second:
     z_first, z_second = (np.stack([meta.zscored(m) for m in replications.metrics[name]]) for name in (first, second))
     delta, greater, two_sided, used = simulation_kernels.metric_test_counts(
         np.ascontiguousarray(rescaled_rows(human)), z_first, z_second,
-        simulation_kernels.STATISTICS.index(statistic), PERM_SCHEMES.index(permutation), n_resamples,
+        PERM_STATISTICS.index(statistic), SCHEMES.index(permutation), n_resamples,
         stop.block_size if early_stopping else n_resamples, stop.early_min if early_stopping else -1.0,
         stop.early_max if early_stopping else 2.0, alternative == "two-sided", seed)
     pvalues = {"greater": greater / used, "two-sided": two_sided / used}

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 import spalib
+from spalib._core import vocabulary
 
 X = np.random.default_rng(0).normal(size=(4, 30))
 
@@ -322,3 +323,56 @@ def test_a_pair_tested_either_way_round_draws_the_same_swaps(meta_metric, spa_me
     (delta, _, one_way), (reverse, _, other_way) = stat.pair("m0", "m1"), stat.pair("m1", "m0")
     assert delta == -reverse
     np.testing.assert_allclose(one_way(key, 0, 50), -other_way(key, 0, 50), rtol=0, atol=1e-12)
+
+
+# --- one vocabulary -------------------------------------------------------------------------------
+
+def _literal_values(function, parameter):
+    """The values a parameter's Literal annotation allows (the whole union's, if it is one)."""
+    hint = typing.get_type_hints(function)[parameter]
+    args = typing.get_args(hint) if typing.get_origin(hint) is not typing.Literal else (hint,)
+    values = []
+    for arg in args:
+        if typing.get_origin(arg) is typing.Literal:
+            values += typing.get_args(arg)
+        elif typing.get_origin(arg) is not None:   # Sequence[MetaMetric], tuple[Alternative, ...]
+            values += [v for inner in typing.get_args(arg) if typing.get_origin(inner) is typing.Literal
+                       for v in typing.get_args(inner)]
+    return tuple(values)
+
+
+@pytest.mark.parametrize("function, parameter, words", [
+    (spalib.compare_metrics, "statistic", vocabulary.META_METRICS),
+    (spalib.compare_metrics, "spa_method", vocabulary.SPA_METHODS),
+    (spalib.compare_metrics, "permutation", vocabulary.SCHEMES),
+    (spalib.compare_metrics, "alternative", vocabulary.ALTERNATIVES),
+    (spalib.compare_metrics, "ties", vocabulary.TIES),
+    (spalib.compare_metrics, "signs", vocabulary.SIGN_RECIPES),
+    (spalib.soft_pairwise_accuracy, "method", vocabulary.PVALUE_METHODS),
+    (spalib.pairwise_pvalues, "method", vocabulary.PVALUE_METHODS),
+    (spalib.pairwise_pvalues, "ties", vocabulary.TIES),
+    (spalib.rank_metrics, "statistics", vocabulary.META_METRICS),
+    (spalib.metric_test_pvalues, "statistic", vocabulary.PERM_STATISTICS),
+    (spalib.metric_test_pvalues, "permutation", vocabulary.SCHEMES),
+    (spalib.metric_test_pvalues, "alternative", vocabulary.ALTERNATIVES),
+])
+def test_a_word_is_declared_once_and_checked_against_that_declaration(function, parameter, words):
+    assert _literal_values(function, parameter)[:len(words)] == words
+    human, metrics = comparison_toy()
+    if function is spalib.metric_test_pvalues:
+        return   # its refusals are tested in test_simulate.py
+    args = {spalib.compare_metrics: (human, metrics), spalib.soft_pairwise_accuracy: (human, metrics["m0"]),
+            spalib.pairwise_pvalues: (human,), spalib.rank_metrics: ({"t": (human, metrics)},)}[function]
+    with pytest.raises(ValueError) as error:
+        function(*args, **{parameter: "nonsense"})
+    assert all(word in str(error.value) for word in words), error.value
+
+
+def test_the_command_line_offers_the_library_s_words():
+    import argparse
+    from spalib import cli
+    sub = argparse.ArgumentParser().add_subparsers()
+    cli._rank_parser(sub)
+    actions = {a.dest: a for a in sub.choices["rank"]._actions}
+    assert tuple(actions["stat"].choices) == vocabulary.META_METRICS
+    assert tuple(actions["signs"].choices) == vocabulary.SIGN_RECIPES

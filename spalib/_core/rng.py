@@ -47,15 +47,12 @@ def sign_patterns(key, first_draw, n_draws, n_segments):
     return packed
 
 
-PERM_SCHEMES = ("both", "inputs", "systems")
-"""What a PERM draw swaps between two metrics, by :func:`swap_masks`' ``scheme`` code."""
-
-
 @njit(cache=True)
 def swap_masks(key, first_draw, n_draws, scheme, n_systems, n_groups):
     """Packed swap bits (draws x systems x groups), the layout of the library's PERM draws:
     every cell (``scheme`` 0, PERM-BOTH), every segment (1, PERM-INPUTS) or every system (2,
-    PERM-SYSTEMS) swapped between the two metrics with probability 1/2.
+    PERM-SYSTEMS; the codes are positions in :data:`spalib._core.vocabulary.SCHEMES`) swapped
+    between the two metrics with probability 1/2.
     """
     masks = np.empty((n_draws, n_systems, n_groups), dtype=np.uint8)
     for k in range(n_draws):

@@ -6,12 +6,7 @@ import numpy as np
 
 from spalib._core import signs as sign_kernels
 from spalib._core.validation import choice_iv, int_iv, is_seed, positive_int_iv, rng_iv
-
-SIGN_RECIPES = ("bits", "mtme")
-"""How sign matrices are drawn: ``"bits"``, eight random signs per random byte from the ``rng``
-Generator (fast, float64 sums); ``"mtme"``, mt-metrics-eval's recipe for an int seed
-(``default_rng(seed).random((K, L), dtype=float32)``, +1 iff the uniform rounds to 1) with its
-float32 arithmetic, so that p-values and SPA equal the toolkit's for that seed."""
+from spalib._core.vocabulary import SIGN_RECIPES
 
 
 class SignMatrix:

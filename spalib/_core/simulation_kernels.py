@@ -16,7 +16,6 @@ from spalib._core.meta import _pairwise_agreement, spa_of_uppers
 from spalib._core.rng import GOLDEN, _byte, mix64, sign_patterns, swap_masks
 from spalib._core.signs import _normal_upper
 
-STATISTICS = ("pa", "spa")
 
 
 @njit(cache=True)

@@ -17,10 +17,6 @@ import pandas as pd
 from numba import njit, prange
 
 
-ALTERNATIVES = ("greater", "two-sided")
-"""The alternatives of the metric tests: is the first metric better, or do the two differ?"""
-
-
 def rng_iv(rng) -> np.random.Generator:
     """``None``, an int or a Generator, as a Generator."""
     if isinstance(rng, (bool, np.bool_)) or not (
