@@ -672,7 +672,6 @@ def correlation_test_pvalues(human, first, second, *, n_resamples: int = 1000, r
     return pd.DataFrame({"delta": delta, "pvalue": pvalue})
 
 
-
 def rejection_rates(pvalues, alphas=(0.01, 0.05, 0.10)) -> pd.DataFrame:
     """How often each test rejects at each level, with its Monte-Carlo standard error.
 

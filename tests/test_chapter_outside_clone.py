@@ -26,7 +26,6 @@ from test_chapters import CHAPTERS, code_cells  # noqa: E402
 CLONE_PATH = re.compile(r"""["'](\.\./|published/|results/|benchmarks/|chapters/)""")
 
 
-
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=[c.stem for c in CHAPTERS])
 def test_no_code_cell_reads_a_file_of_the_clone(chapter):
     for line in code_cells(chapter.read_text(encoding="utf-8")).splitlines():

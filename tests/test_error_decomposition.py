@@ -16,7 +16,8 @@ import spalib
 from conftest import GOLDEN, output_per_thread_count, splitmix64
 from spalib import data
 from spalib.corpus_metrics import corpus_score, is_lower_better, segment_statistics
-from spalib._core.bootstrap import _draw_rows, _resample_counts, _resample_sum, _stream
+from spalib._core.bootstrap import _draw_rows, _resample_counts, _resample_sum
+from spalib._core.rng import stream_key
 
 # --- TV9: the decomposition ----------------------------------------------------------------
 
@@ -514,9 +515,9 @@ def test_batched_draws_follow_the_stream_one_draw_after_another(n_draws):
     values = np.random.default_rng(5).normal(size=97)
     rows = _splitmix_rows(seed, group, n_draws, values.size)
     drawn = np.empty(n_draws, dtype=np.uint64)
-    after = _draw_rows(_stream(seed, group), values.size, drawn)
+    after = _draw_rows(stream_key(seed, group), values.size, drawn)
     assert np.array_equal(drawn, rows)
-    assert after == (int(_stream(seed, group)) + n_draws * GOLDEN) % 2**64   # the state after them
+    assert after == (int(stream_key(seed, group)) + n_draws * GOLDEN) % 2**64   # the state after them
     counts = np.empty(values.size)
     _resample_counts(seed, group, n_draws, counts)
     assert np.array_equal(counts, np.bincount(rows.astype(np.int64), minlength=values.size))

@@ -12,7 +12,6 @@ from spalib.data import book_table
 from spalib.reproduction import LEDGER_KINDS, published_rounding
 
 
-
 def ledger_rows(**columns):
     base = {"published": ["1.0"], "ours": [1.0], "kind": ["deterministic"], "note": [""]}
     base.update(columns)

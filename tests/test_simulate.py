@@ -13,6 +13,7 @@ import spalib
 from conftest import GOLDEN, splitmix64
 from spalib import metametrics
 from spalib._core import simulation_kernels
+from spalib._core.rng import stream_key
 from spalib.simulate import MetricModel, simulate_task
 
 
@@ -173,7 +174,7 @@ def test_metric_test_pvalues_are_compare_metrics_tests_with_the_same_swaps(stati
         better, worse = ("a", "b") if stat.scores["a"] >= stat.scores["b"] else ("b", "a")
         # the library's own draws of this pair, from the replication's stream: the lab's draws
         _, _, draw = stat.pair(better, worse)
-        null = draw(np.uint64(simulation_kernels._stream(seed, r)), 0, 64)
+        null = draw(np.uint64(stream_key(seed, r)), 0, 64)
         observed = abs(out["delta"][r])                           # plain floats, as the library
         assert out["pvalue_two_sided"][r] == np.mean(np.abs(null) >= observed)
         assert out["pvalue_greater"][r] == np.mean(null >= observed)

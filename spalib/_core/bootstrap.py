@@ -7,7 +7,7 @@ from numba import njit, prange
 
 from spalib._core.corpus_kernels import score
 from spalib._core.meta import _pairwise_agreement, spa_of_uppers
-from spalib._core.rng import GOLDEN, mix64
+from spalib._core.rng import GOLDEN, mix64, stream_key
 from spalib._core.signs import _weighted_normal_upper
 
 
@@ -55,12 +55,6 @@ def _bootstrap_pa(human_sums, metric_sums, tol):
 
 # --- the bootstrap of system scores (spalib.bootstrap): each system's rows resampled on their own
 
-@njit(cache=True)
-def _stream(seed, group):
-    """The start of the SplitMix64 stream of one (trial seed, group): independent of the thread."""
-    return mix64(seed ^ mix64((np.uint64(group) + np.uint64(1)) * GOLDEN))
-
-
 _BATCH = 512
 """Rows drawn at a time: drawn apart from the counting or summing that follows (which goes one
 row after another), a batch's random numbers are computed in SIMD lanes (AVX-512 here: 1.6 ns a
@@ -81,7 +75,7 @@ def _draw_rows(state, n, rows):
 def _resample_counts(seed, group, sample_size, counts):
     """How often each of ``counts.size`` rows is drawn in ``sample_size`` draws with replacement."""
     counts[:] = 0.0
-    state = _stream(seed, group)
+    state = stream_key(seed, group)
     rows = np.empty(min(sample_size, _BATCH), dtype=np.uint64)
     for start in range(0, sample_size, _BATCH):
         batch = rows[:min(_BATCH, sample_size - start)]
@@ -95,7 +89,7 @@ def _resample_sum(seed, group, sample_size, values):
     """The sum of ``sample_size`` rows of ``values`` drawn with replacement (the same draws as
     :func:`_resample_counts`, without counting them), added in the order drawn.
     """
-    state = _stream(seed, group)
+    state = stream_key(seed, group)
     rows = np.empty(min(sample_size, _BATCH), dtype=np.uint64)
     total = 0.0
     for start in range(0, sample_size, _BATCH):

@@ -22,6 +22,14 @@ def mix64(z):
 
 
 @njit(cache=True)
+def stream_key(seed, index):
+    """The key of stream ``index`` (a bootstrap group, a replication) under a 64-bit ``seed``:
+    independent of the thread that draws from it.
+    """
+    return mix64(np.uint64(seed) ^ mix64((np.uint64(index) + np.uint64(1)) * GOLDEN))
+
+
+@njit(cache=True)
 def _word(key, counter):
     # np.uint64: a key that came through Python as an int is typed int64, and int64 + uint64 is a
     # float in numba

@@ -82,7 +82,6 @@ class SignMatrix:
         return SignMatrix(self.n_segments, packed=self.packed)
 
 
-
 def signs_arguments_iv(n_resamples, rng, signs, *, count: str = "n_resamples"):
     """``n_resamples``, ``rng`` and ``signs``, checked whatever the path will use of them."""
     n_resamples = positive_int_iv(n_resamples, count)

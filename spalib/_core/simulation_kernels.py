@@ -13,22 +13,15 @@ import numpy as np
 from numba import njit, prange
 
 from spalib._core.meta import _pairwise_agreement, spa_of_uppers
-from spalib._core.rng import GOLDEN, _byte, mix64, sign_patterns, swap_masks
+from spalib._core.rng import _byte, sign_patterns, stream_key, swap_masks
 from spalib._core.signs import _normal_upper
-
-
-
-@njit(cache=True)
-def _stream(seed, replication):
-    """The key of one replication's stream."""
-    return mix64(np.uint64(seed) ^ mix64(np.uint64(replication + 1) * GOLDEN))
 
 
 def pair_signs(seed, replication, n_resamples, n_segments):
     """The packed sign patterns (draws x groups of 8 segments) of one replication's pair test,
     in :class:`spalib.SignMatrix`'s layout (bit set = keep the pair as observed).
     """
-    return sign_patterns(np.uint64(_stream(seed, replication)), 0, n_resamples, n_segments)
+    return sign_patterns(np.uint64(stream_key(seed, replication)), 0, n_resamples, n_segments)
 
 
 @njit(cache=True, parallel=True)
@@ -50,7 +43,7 @@ def pair_test_counts(diffs, n_resamples, seed):
             observed += d[l]
             scale += abs(d[l])
         tol = 1e-11 * scale                      # spalib's tie tolerance for sums of L terms
-        key = _stream(seed, r)
+        key = stream_key(seed, r)
         for k in range(n_resamples):
             total = 0.0
             for g in range(n_groups):
@@ -120,7 +113,7 @@ def metric_test_counts(human, first, second, statistic, scheme, n_resamples, blo
         delta[r] = stat_a - stat_b
         better, worse = (a, b) if stat_a >= stat_b else (b, a)
         observed = abs(delta[r])
-        key = _stream(seed, r)
+        key = stream_key(seed, r)
         while used[r] < n_resamples:
             size = min(block, n_resamples - used[r])
             masks = swap_masks(key, used[r], size, scheme, n_systems, n_groups)
@@ -166,7 +159,7 @@ def correlation_difference_counts(human, first, second, n_resamples, seed):
         h = human[r] - human[r].mean()
         hh = math.sqrt((h * h).sum())
         x, y = first[r], second[r]
-        key = _stream(seed, r)
+        key = stream_key(seed, r)
         observed[r] = _pearson(h, hh, x) - _pearson(h, hh, y)
         x2, y2 = np.empty(n), np.empty(n)
         for k in range(n_resamples):

@@ -225,7 +225,6 @@ def resolve_root(root: Path | str | None, name: str) -> Path:
     return Path(root) if root is not None else dataset_path(name)
 
 
-
 # Files kept beside a release that the release itself does not contain (see the PROVENANCE files).
 _NOT_IN_RELEASE = {"mt-metrics-eval-v2": ("wmt22/metric-scores/zh-en/GEMBA-GPT4-",)}
 
