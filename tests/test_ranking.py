@@ -351,6 +351,23 @@ def test_the_command_compares_an_added_metric_with_the_baselines(en_de, tmp_path
     assert "give one with --add NAME=FILE" in capsys.readouterr().err
 
 
+def test_the_command_prints_what_the_same_calls_in_python_print(en_de, tmp_path, capsys):
+    """The own-metric chapter's claim: `spalib rank` and rank_metrics + versus_string, same text."""
+    path = data.write_seg_score_file(ensemble(en_de), tmp_path / "Ensemble.seg.score")
+    status = main(["rank", "--test-set", "wmt23", "--lp", "en-de", "--primary-only", "--add", f"Ensemble={path}",
+                   "--stat", "spa", "pa", "acc_eq", "--k", "20", "--spa-resamples", "10", "--bootstrap", "10",
+                   "--seed", "7", "--wmt-early-stopping", "--baseline", "COMET", "--baseline", "chrF",
+                   "--format", "tsv", "--quiet"])
+    out = capsys.readouterr().out
+    assert status == 0
+    task = data.segment_task(en_de, reference_free=True, primary_only=True, basenames=True,
+                             extra_metrics={"Ensemble": path})
+    in_python = spalib.rank_metrics({"en-de": task}, statistics=("spa", "pa", "acc_eq"), n_resamples=20,
+                                    spa_resamples=10, interval_resamples=10, rng=7,
+                                    early_stopping=spalib.WMT_EARLY_STOPPING)
+    assert out == in_python.to_string("tsv") + "\n" + in_python.versus_string("Ensemble", ["COMET", "chrF"])
+
+
 def test_a_metric_is_refused_as_the_human_score(en_de, capsys):
     """bad-input cause 6: --human and human= take a human score only."""
     with pytest.raises(ValueError, match="got 'COMET-refA': a metric's scores, not human ones"):
