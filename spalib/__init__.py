@@ -30,6 +30,7 @@ from spalib.metametrics import (
     EarlyStopping,
     MetricComparison,
     SoftPairwiseAccuracyResult,
+    chance_levels,
     compare_metrics,
     pairwise_accuracy,
     significance_ranks,
@@ -65,7 +66,8 @@ from spalib.simulate import (
 
 __all__ = [
     "pairwise_pvalues", "draw_signs", "SignMatrix", "SIGN_RECIPES",
-    "pairwise_accuracy", "soft_pairwise_accuracy", "spa_from_pvalues", "compare_metrics", "significance_ranks",
+    "pairwise_accuracy", "soft_pairwise_accuracy", "spa_from_pvalues", "chance_levels", "compare_metrics",
+    "significance_ranks",
     "MetricComparison",
     "SoftPairwiseAccuracyResult", "EarlyStopping", "WMT_EARLY_STOPPING",
     "williams_test", "fisher_z_test", "williams_matrix", "CorrelationTestResult", "WilliamsMatrix",

@@ -19,7 +19,7 @@ import numba
 
 from spalib.metametrics import WMT_EARLY_STOPPING
 from spalib._core.vocabulary import META_METRICS, SIGN_RECIPES
-from spalib.ranking import FORMATS, rank_metrics, task_summary
+from spalib.ranking import FORMATS, _warnings_of_added_metrics, rank_metrics, task_summary
 
 
 def _metric_file(text: str) -> tuple[str, Path]:
@@ -61,7 +61,8 @@ def _rank_parser(sub) -> None:
                       help="a metric whose smaller scores are better (negated)")
     rank.add_argument("--stat", nargs="+", choices=META_METRICS, default=["spa", "pa"],
                       help="statistics to rank by (default: spa pa)")
-    rank.add_argument("--k", type=_count(1), default=1000, help="PERM-BOTH draws per metric pair (default 1000)")
+    rank.add_argument("--k", type=_count(0), default=1000,
+                      help="PERM-BOTH draws per metric pair (default 1000; 0: no test, ranks by score)")
     rank.add_argument("--spa-resamples", type=_count(1), default=1000, help="SPA's sign patterns K (default 1000)")
     rank.add_argument("--wmt-early-stopping", action="store_true",
                       help="stop a pair's test early as WMT did (blocks of 100; p < 0.02 or > 0.5)")
@@ -147,6 +148,8 @@ def _rank(args) -> int:
     own = sorted(set(args.baseline) & set(names))
     if own:
         raise ValueError(f"--baseline {own[0]}: that is the metric given with --add; give baselines other than it")
+    for warning in _warnings_of_added_metrics(tasks):   # before the long work, which it may make pointless
+        print(f"warning: {warning}", file=sys.stderr)
     start = time.perf_counter()
     # spawned workers: a forked child would inherit numba's running thread pool
     executor = (concurrent.futures.ProcessPoolExecutor(args.jobs, mp_context=multiprocessing.get_context("spawn"))
@@ -166,8 +169,6 @@ def _rank(args) -> int:
     if executor is not None:
         executor.shutdown()
     print(f"ranked in {time.perf_counter() - start:.1f} s", file=sys.stderr)
-    for warning in ranking.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
     text = ranking.to_string(args.format)
     listed = set().union(*(t.report.get("baseline_metrics", ()) for t in tasks.values()))
     baselines = args.baseline or sorted((listed | {f"{b}[noref]" for b in listed}) & ranked)

@@ -16,14 +16,14 @@ from scipy import special
 from spalib._core import engine, meta, perm_both, rank_kernels, rng as rng_kernels, signs as sign_kernels
 from spalib._core.align import align_matrices, align_metrics, align_vectors
 from spalib._core.sign_matrix import signs_arguments_iv
-from spalib._core.validation import (choice_iv, flag_iv, positive_int_iv, probability_iv, real_array_iv, real_iv,
-                                     rescaled, sums_iv)
+from spalib._core.validation import (choice_iv, flag_iv, int_iv, positive_int_iv, probability_iv, real_array_iv,
+                                     real_iv, rescaled, sums_iv)
 from spalib._core.vocabulary import (ALTERNATIVES, META_METRICS, PVALUE_METHODS, SCHEMES, SPA_METHODS, TIES,
                                      Alternative, MetaMetric, PValueMethod, Scheme, SignRecipe, SpaMethod, Ties)
 from spalib.rank_correlations import kendall_tau, tie_calibration
 from spalib.resampling import SignMatrix, draw_signs, pairwise_pvalues
 
-__all__ = ["pairwise_accuracy", "soft_pairwise_accuracy", "spa_from_pvalues", "compare_metrics",
+__all__ = ["pairwise_accuracy", "soft_pairwise_accuracy", "spa_from_pvalues", "chance_levels", "compare_metrics",
            "significance_ranks", "MetricComparison", "SoftPairwiseAccuracyResult", "EarlyStopping",
            "WMT_EARLY_STOPPING"]
 
@@ -223,7 +223,86 @@ def soft_pairwise_accuracy(human, metric, *, n_resamples: int = 1000, rng=None,
     return SoftPairwiseAccuracyResult(_spa_of_uppers(ph[upper], pm[upper]), ph, pm, systems)
 
 
+def chance_levels(human, *, n_resamples: int = 200, spa_resamples: int = 1000, rng=None) -> pd.DataFrame:
+    """What a metric that scores at random gets on these human scores: the chance level of PA,
+    SPA and acc_eq (tie-calibrated, grouped by item), as WMT ranks with them.
+
+    Parameters
+    ----------
+    human : DataFrame or array_like, systems x segments
+        Complete segment scores, as for :func:`compare_metrics`.
+    n_resamples : int
+        Random metrics simulated: each scores every (system, segment) cell with an independent
+        standard normal draw.
+    spa_resamples : int
+        Sign patterns of SPA's p-values, shared by the humans and each random metric.
+    rng : None, int or numpy.random.Generator
+        The random state of the signs and the random metrics.
+
+    Returns
+    -------
+    DataFrame
+        One row per statistic (``pa``, ``spa``, ``acc_eq``): ``expected`` (derived where it can
+        be, else the simulated mean), ``simulated`` (the mean over the random metrics), ``se``
+        (its Monte-Carlo standard error) and ``how`` the expected value was found.
+
+    Notes
+    -----
+    PA, exactly: a random metric's system scores are exchangeable and never tie, so it orders
+    each pair of systems either way with probability 1/2 and never agrees on a human tie:
+    ``E[PA] = (1 - t) / 2``, with ``t`` the share of system pairs the humans tie (the PA of a
+    constant metric).  SPA, in the limit of many sign patterns: a random metric's p-value for a
+    pair is uniform on [0, 1], and ``E|p - U| = (p**2 + (1 - p)**2) / 2``, so
+    ``E[SPA] = 1 - mean_{i<j} (p_ij**2 + (1 - p_ij)**2) / 2`` with the humans' p-values ``p_ij``.
+    acc_eq with tie calibration has no closed form here (the threshold is chosen on the random
+    scores themselves): it is simulated.
+
+    References
+    ----------
+    google-research/mt-metrics-eval issue #14 (what a random metric scores).
+    Thompson, B. et al. (2024). Improving statistical significance in human evaluation of
+    automatic metrics via Soft Pairwise Accuracy. WMT.
+    Deutsch, D., Foster, G. and Freitag, M. (2023). Ties matter. EMNLP.
+
+    Examples
+    --------
+    >>> human = np.array([[1.0, 2.0, 3.0], [1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])   # two systems tie
+    >>> levels = chance_levels(human, n_resamples=50, rng=0)
+    >>> round(float(levels.loc["pa", "expected"]), 4), levels.loc["pa", "how"]
+    (0.3333, 'exact')
+    """
+    n_resamples = positive_int_iv(n_resamples, "n_resamples")
+    spa_resamples, rng, _ = signs_arguments_iv(spa_resamples, rng, "bits", count="spa_resamples")
+    h, _, _ = align_matrices(human, human)
+    human_sys = h.mean(axis=1)
+    signs = draw_signs(spa_resamples, h.shape[1], rng=rng)
+    p_h = pairwise_pvalues(h, signs=signs)[np.triu_indices(h.shape[0], 1)]
+    expected = {"pa": float((1 - pairwise_accuracy(human_sys, np.zeros_like(human_sys))) / 2),
+                "spa": 1 - float(np.mean((p_h ** 2 + (1 - p_h) ** 2) / 2))}
+    draws = {"pa": [], "spa": [], "acc_eq": []}
+    for _ in range(n_resamples):
+        m = rng.standard_normal(h.shape)
+        draws["pa"].append(pairwise_accuracy(human_sys, m.mean(axis=1)))
+        draws["spa"].append(soft_pairwise_accuracy(h, m, signs=signs).statistic)
+        draws["acc_eq"].append(tie_calibration(h, m).statistic)
+    rows = {}
+    for stat, values in draws.items():
+        simulated = float(np.mean(values))
+        se = float(np.std(values, ddof=1) / np.sqrt(n_resamples)) if n_resamples > 1 else np.nan
+        rows[stat] = {"expected": expected.get(stat, simulated), "simulated": simulated, "se": se,
+                      "how": {"pa": "exact", "spa": "uniform p-values"}.get(stat, "simulation")}
+    return pd.DataFrame.from_dict(rows, orient="index").rename_axis("statistic")
+
+
 # --- significance of metric differences ----------------------------------------------------------
+
+def untested(n_metrics: int) -> tuple[np.ndarray, np.ndarray, dict, np.ndarray]:
+    """No significance test (``n_resamples=0``, mt-metrics-eval's ``k = 0``): no p-values (NaN), no
+    draws, and ranks that are the metrics' positions by score, as the toolkit's ranks are then.
+    """
+    n = n_metrics
+    return np.full((n, n), np.nan), np.zeros((n, n), dtype=int), {}, np.arange(1, n + 1)
+
 
 def significance_ranks(pvalues, alpha: float = 0.05) -> np.ndarray:
     """Greedy significance-cluster ranks (mt-metrics-eval ``AssignRanks``).
@@ -386,7 +465,7 @@ def _compare_metrics_iv(human, metrics, meta_metric, n_resamples, rng, signs, sp
     ties = choice_iv(ties, "ties", TIES)
     permutation = choice_iv(permutation, "permutation", SCHEMES)
     spa_resamples, _, signs = signs_arguments_iv(spa_resamples, rng, signs, count="spa_resamples")
-    n_resamples = positive_int_iv(n_resamples, "n_resamples")
+    n_resamples = int_iv(n_resamples, "n_resamples", low=0)
     alpha = probability_iv(alpha, "alpha")
     if not isinstance(progress, str):
         flag_iv(progress, "progress")
@@ -592,7 +671,8 @@ def compare_metrics(human, metrics: dict, *, statistic: MetaMetric = "spa", n_re
         with the pairs test (WMT23-25 "acc-t"; :func:`spalib.pairs_permutation_test`; the
         thresholds are in ``settings["epsilons"]``).
     n_resamples : int
-        PERM-BOTH draws per metric pair (mt-metrics-eval's ``k``, default 1000).
+        PERM-BOTH draws per metric pair (mt-metrics-eval's ``k``, default 1000); 0: no test, and
+        ranks that are positions by score (the toolkit's ``k = 0``; p-values NaN, no draws).
     rng : None, int or Generator
         The int seed of every stream, or a Generator (``None``: a fresh one) that one is drawn
         from; ``settings["seed"]`` records it.  SPA's signs come from it, and each metric pair's
@@ -666,10 +746,14 @@ def compare_metrics(human, metrics: dict, *, statistic: MetaMetric = "spa", n_re
     else:
         # the pairs test draws all its patterns at once; PERM-BOTH in blocks that fit in memory
         block, early = (n_resamples if kind == "acc_eq" else min(n_resamples, 100)), {}
-    pvals, draws, nulls = engine.pair_tests(
-        stat, order, n_resamples=plan.n_resamples, block=block, alternative=plan.alternative,
-        seed=plan.seed, stream="pairs test" if kind == "acc_eq" else "perm", progress=plan.progress,
-        label="pairs test acc_eq" if kind == "acc_eq" else f"PERM-BOTH {plan.meta_metric}", **early)
+    if plan.n_resamples:
+        pvals, draws, nulls = engine.pair_tests(
+            stat, order, n_resamples=plan.n_resamples, block=block, alternative=plan.alternative,
+            seed=plan.seed, stream="pairs test" if kind == "acc_eq" else "perm", progress=plan.progress,
+            label="pairs test acc_eq" if kind == "acc_eq" else f"PERM-BOTH {plan.meta_metric}", **early)
+        ranks = significance_ranks(pvals, plan.alpha)
+    else:
+        pvals, draws, nulls, ranks = untested(len(order))
     index = pd.Index(order, name="metric")
     extra = {"epsilons": stat.epsilons} if kind == "acc_eq" else {}
     return MetricComparison(
@@ -677,7 +761,7 @@ def compare_metrics(human, metrics: dict, *, statistic: MetaMetric = "spa", n_re
         scores=pd.Series([stat.scores[n] for n in order], index=index, name=plan.meta_metric),
         pvalues=pd.DataFrame(pvals, index=index, columns=order),
         draws=pd.DataFrame(draws, index=index, columns=order),
-        ranks=pd.Series(significance_ranks(pvals, plan.alpha), index=index, name="rank"),
+        ranks=pd.Series(ranks, index=index, name="rank"),
         alpha=plan.alpha,
         settings=dict(n_resamples=plan.n_resamples, signs=signs if isinstance(signs, str) else "prepared",
                       spa_resamples=plan.spa_resamples, spa_method=plan.spa_method, ties=plan.ties,

@@ -389,12 +389,13 @@ def test_row_76_cli_one_name_given_twice(tmp_path, capsys):
     assert "--add names 'Mine' more than once" in one_error_line(capsys)
 
 
-@pytest.mark.parametrize("k", ["0", "-5"])
-def test_row_77_78_cli_k_not_positive(k, capsys):
+@pytest.mark.parametrize("k", ["-1", "-5"])
+def test_row_77_78_cli_k_negative(k, capsys):
+    """--k 0 is mt-metrics-eval's "no significance" (tests/test_ranking.py); below it, refused."""
     with pytest.raises(SystemExit) as exit_:
         spalib_main([*CLI_BASE, "--k", k])
     assert exit_.value.code == 2
-    assert one_error_line(capsys) == f"spalib rank: error: argument --k: must be at least 1, got {k}"
+    assert one_error_line(capsys) == f"spalib rank: error: argument --k: must be at least 0, got {k}"
 
 
 def test_row_79_cli_output_is_a_folder(tmp_path, capsys):

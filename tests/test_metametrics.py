@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 import spalib
+from spalib import data
 from spalib._core import perm_both, signs as sign_kernels
 from spalib.metametrics import significance_ranks
 from spalib.resampling import draw_signs, pairwise_pvalues
@@ -347,3 +348,25 @@ def test_two_sided_pairs_test_counts_both_tails():
         spalib.pairs_permutation_test(h, good, bad, alternative="less")
     with pytest.raises(ValueError, match="alternative"):
         spalib.compare_metrics(frame(h[:3]), {"a": frame(good[:3]), "b": frame(bad[:3])}, alternative="both")
+
+
+def test_chance_levels_derived_match_a_simulation_of_random_metrics():
+    """google-research/mt-metrics-eval #14: what does a random metric score?  PA exactly
+    (1 - ties) / 2, SPA in the many-patterns limit, acc_eq simulated; each checked against the
+    simulated random metrics within four Monte-Carlo standard errors."""
+    task = data.segment_task(data.load_mtme("wmt23", "he-en"))
+    tied = task.human.copy()
+    tied.iloc[1] = tied.iloc[0]                        # two systems the humans tie
+    for human in (task.human, tied):
+        levels = spalib.chance_levels(human, n_resamples=200, spa_resamples=500, rng=3)
+        assert list(levels.index) == ["pa", "spa", "acc_eq"]
+        assert list(levels["how"]) == ["exact", "uniform p-values", "simulation"]
+        pa, spa, acc = (levels.loc[s] for s in levels.index)
+        assert abs(pa.expected - pa.simulated) < 4 * pa.se
+        assert abs(spa.expected - spa.simulated) < 4 * spa.se + 1 / 500   # the patterns' granularity
+        assert acc.expected == acc.simulated and 0 <= acc.se < 0.01
+    n = len(tied)
+    assert levels.loc["pa", "expected"] == (1 - 1 / (n * (n - 1) / 2)) / 2   # one tied pair of n(n-1)/2
+    pd.testing.assert_frame_equal(levels, spalib.chance_levels(tied, n_resamples=200, spa_resamples=500, rng=3))
+    with pytest.raises(ValueError, match="n_resamples"):
+        spalib.chance_levels(tied, n_resamples=0)

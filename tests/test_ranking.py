@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import numpy as np
 import pandas as pd
 import pytest
@@ -12,6 +13,7 @@ from conftest import output_per_thread_count
 from spalib import data
 from spalib.cli import main
 from spalib.data.mtme import MTME_META
+from spalib.ranking import WRONG_REFERENCE_SHARE, _reference_win_share, _warnings_of_added_metrics
 
 
 @pytest.fixture(scope="module")
@@ -277,7 +279,8 @@ def test_added_metrics_that_look_reversed_or_scored_against_another_reference_ar
     ranking = spalib.rank_metrics({"he-en": task}, statistics="pa", n_resamples=10, interval_resamples=0,
                                   rng=0)
     assert len(ranking.warnings) == 2
-    assert ranking.warnings[0].startswith("he-en: AgainstRefA gives refA the best score on 100% of the segments")
+    assert re.match(r"he-en: AgainstRefA scores refA above every other system on \d+% of the segments",
+                    ranking.warnings[0])
     assert ranking.warnings[0].endswith("the standard reference of wmt23 he-en is refB")
     assert ranking.warnings[1].startswith("he-en: Flipped looks reversed")
     assert ranking.warnings[1].endswith("pass --lower-is-better Flipped")
@@ -323,6 +326,11 @@ def test_versus_gives_two_sided_pvalues_and_verdicts_from_the_stored_draws():
     verdicts = table.set_index(["statistic", "baseline"])["verdict"]
     assert verdicts["spa", "noisy"] == "better" and verdicts["spa", "twin"] == "not distinguishable"
     assert "< 0.005" in ranking.versus_string("good", "noisy")       # no extreme draw in 200
+    # a script at a terminal: pandas would elide the middle columns (max_columns 0: fit the width)
+    with pd.option_context("display.width", 80, "display.max_columns", 0):
+        printed = str(table).splitlines()
+    assert "..." not in printed[0] and all(c in printed[0] for c in ["p-value", "verdict"])
+    assert printed == table.to_string().splitlines()
     assert ranking.versus("noisy", "good").set_index("statistic")["verdict"]["spa"] == "worse"
     with pytest.raises(ValueError, match="no metric named 'chrF'"):
         ranking.versus("good", "chrF")
@@ -366,6 +374,35 @@ def test_the_command_prints_what_the_same_calls_in_python_print(en_de, tmp_path,
                                     spa_resamples=10, interval_resamples=10, rng=7,
                                     early_stopping=spalib.WMT_EARLY_STOPPING)
     assert out == in_python.to_string("tsv") + "\n" + in_python.versus_string("Ensemble", ["COMET", "chrF"])
+
+
+def test_no_draws_means_no_test_and_ranks_by_score_as_mt_metrics_eval_k_0(en_de, capsys):
+    """n_resamples=0 (the toolkit's k = 0): the scores of a tested run, no p-values, positions as ranks."""
+    rng = np.random.default_rng(3)
+    human = pd.DataFrame(rng.normal(size=(6, 40)))
+    metrics = {name: human + noise * rng.normal(size=human.shape)
+               for name, noise in (("a", 0.3), ("b", 0.5), ("c", 2.0))}
+    untested = spalib.compare_metrics(human, metrics, statistic="pa", n_resamples=0, rng=1)
+    tested = spalib.compare_metrics(human, metrics, statistic="pa", n_resamples=50, rng=1)
+    pd.testing.assert_series_equal(untested.scores, tested.scores)
+    assert untested.ranks.tolist() == [1, 2, 3] and untested.pvalues.isna().all().all()
+    assert untested.n_significant == 0 and (untested.draws == 0).all().all() and untested.null_distributions == {}
+    tasks = {"x": (human, metrics), "y": (human.iloc[:, :20], {m: f.iloc[:, :20] for m, f in metrics.items()})}
+    ranking = spalib.rank_metrics(tasks, statistics=("spa", "pa"), n_resamples=0, interval_resamples=0, rng=2)
+    with_test = spalib.rank_metrics(tasks, statistics=("spa", "pa"), n_resamples=20, interval_resamples=0, rng=2)
+    pd.testing.assert_series_equal(ranking.average.scores, with_test.average.scores)
+    assert ranking.average.ranks.tolist() == [1, 2, 3] and ranking.average.pvalues.isna().all().all()
+    assert set(ranking.versus("a", ["b"])["verdict"]) == {"not tested"}
+    assert "Significance: none (k = 0" in ranking.describe()
+    with pytest.raises(ValueError, match="made without a test"):
+        spalib.average_comparisons({"u": untested, "t": tested})
+    assert main(["rank", "--test-set", "wmt23", "--lp", "en-de", "--stat", "pa", "--k", "0", "--bootstrap", "0",
+                 "--quiet", "--no-qe", "--format", "tsv"]) == 0
+    out = capsys.readouterr().out
+    table = pd.read_csv(pd.io.common.StringIO(out), sep="\t", index_col=0, comment="#")
+    assert "Significance: none (k = 0" in out
+    assert table["en-de pa rank"].tolist() == list(range(1, len(table) + 1))     # ties get positions too
+    assert table["en-de pa"].is_monotonic_decreasing
 
 
 def test_a_metric_is_refused_as_the_human_score(en_de, capsys):
@@ -425,7 +462,7 @@ def test_score_files_read_as_mt_metrics_eval_reads_them(en_de, tmp_path):
 
 def test_command_line_messages_name_the_option_file_and_system(en_de, tmp_path, capsys):
     base = ["rank", "--test-set", "wmt23", "--lp", "en-de", "--quiet", "--bootstrap", "0"]
-    for bad in (["--k", "0"], ["--k", "-5"], ["--spa-resamples", "x"]):
+    for bad in (["--k", "-1"], ["--k", "-5"], ["--spa-resamples", "x"]):
         with pytest.raises(SystemExit) as exit_:
             main(base + bad)
         assert exit_.value.code == 2 and f"argument {bad[0]}:" in capsys.readouterr().err
@@ -510,10 +547,43 @@ def test_the_command_warns_about_a_metric_scored_against_another_reference(he_en
     path = data.write_seg_score_file(against_refa, tmp_path / "refA.seg.score")
     status = main(["rank", "--test-set", "wmt23", "--lp", "he-en", "--add", f"Mine={path}", "--stat", "pa",
                    "--k", "10", "--bootstrap", "0", "--no-qe", "--quiet"])
-    err = capsys.readouterr().err
+    lines = capsys.readouterr().err.splitlines()
     assert status == 0
-    assert ("warning: he-en: Mine gives refA the best score on 100% of the segments: it seems to have been "
-            "scored against refA; the standard reference of wmt23 he-en is refB") in err.splitlines()
+    warning = [k for k, line in enumerate(lines) if line.startswith("warning: he-en: Mine scores refA above every")]
+    assert len(warning) == 1 and lines[warning[0]].endswith(
+        "of the segments: it seems to have been scored against refA; the standard reference of wmt23 he-en is refB")
+    # printed before the ranking starts, not after it
+    assert warning[0] < next(k for k, line in enumerate(lines) if line.startswith("ranked in"))
+
+
+def test_the_wrong_reference_rule_is_set_on_the_released_metrics():
+    """No released metric scored against the standard reference is warned about (0 false alarms in
+    50); both released metrics scored against the ranked human translation itself are; so is a
+    metric whose self-scores sit just under the top (the new user's simulated case: 83%)."""
+    shares = {}
+    for test_set, lp in (("wmt23", "he-en"), ("wmt22", "zh-en")):
+        es = data.load_mtme(test_set, lp)
+        task = data.segment_task(es)
+        (ranked,) = task.report["reference_systems"]
+        for name in es.metric_names:
+            if (name, "seg") in es._score_files and es.metric_reference(name) != "src":
+                frame = es.seg_scores(name).reindex(index=task.human.index, columns=task.human.columns)
+                if ranked in frame.index and frame.loc[ranked].notna().all():
+                    shares[test_set, lp, name] = _reference_win_share(frame.dropna(axis=1), ranked)
+    wrong = {key: share for key, share in shares.items() if key[2].endswith("-" + ("refA" if key[1] == "he-en"
+                                                                                     else "refB"))}
+    right = {key: share for key, share in shares.items() if key not in wrong}
+    assert len(right) == 50 and sorted(k[2] for k in wrong) == ["SEScore-refB", "eBLEU-refA"]
+    assert max(right.values()) < WRONG_REFERENCE_SHARE <= min(wrong.values())
+    assert round(max(right.values()), 2) == 0.48 and sorted(round(v, 2) for v in wrong.values()) == [0.73, 1.0]
+    he_en = data.load_mtme("wmt23", "he-en")
+    rng = np.random.default_rng(0)
+    comet = he_en.seg_scores("COMET-refB")    # a metric close to COMET, scored against refA:
+    simulated = comet + rng.normal(0, 0.02, size=comet.shape)
+    simulated.loc["refA"] = 0.98 + rng.normal(0, 0.005, size=comet.shape[1])   # near its ceiling
+    task = data.segment_task(he_en, extra_metrics={"Mine": simulated}, basenames=True)
+    assert 0.75 < _reference_win_share(task.metrics["Mine"], "refA") < 0.9
+    assert any("Mine scores refA above every other system" in w for w in _warnings_of_added_metrics({"he-en": task}))
 
 
 def test_rank_metrics_refuses_a_fork_process_pool_before_any_work():
