@@ -98,12 +98,24 @@ def read(path: Path, md_config: MdParserConfig, nb_config: NbParserConfig):
     return None if reader is None else reader.read(text)
 
 
+KERNEL_STARTS = 3
+"""Tries to start a chapter's kernel: two kernels starting at the same moment can pick the same
+free TCP port, and the second then dies before it runs a cell ("Address already in use")."""
+
+
 def execute(notebook, folder: Path, nb_config: NbParserConfig, environment: dict):
     """Execute a chapter's notebook in place; returns it, the seconds taken and the error text."""
     os.environ.update(environment)   # the kernel inherits it
-    with tempfile.TemporaryDirectory() if nb_config.execution_in_temp else nullcontext(str(folder)) as cwd:
-        result = single_nb_execution(notebook, cwd=cwd, timeout=nb_config.execution_timeout,
-                                     allow_errors=nb_config.execution_allow_errors)
+    for attempt in range(1, KERNEL_STARTS + 1):
+        with tempfile.TemporaryDirectory() if nb_config.execution_in_temp else nullcontext(str(folder)) as cwd:
+            try:
+                result = single_nb_execution(notebook, cwd=cwd, timeout=nb_config.execution_timeout,
+                                             allow_errors=nb_config.execution_allow_errors)
+                break
+            except RuntimeError as error:   # no cell has run: the notebook is as it was
+                if "Kernel died before replying to kernel_info" not in str(error) or attempt == KERNEL_STARTS:
+                    raise
+                print(f"execute_chapters: a kernel did not start ({error}); starting another", file=sys.stderr)
     return notebook, result.time, None if result.err is None else result.exc_string
 
 

@@ -71,3 +71,28 @@ def test_a_failing_cell_comes_back_as_its_error(tmp_path):
     executed, seconds, error = execute_chapters.execute(notebook, tmp_path, SETTINGS[1], {})
     assert "ValueError" in error and "the chapter is wrong" in error and seconds > 0
     assert executed.cells[0].execution_count == 1 and (tmp_path / "ran").exists()   # in its folder
+
+
+def test_a_kernel_that_did_not_start_is_started_again(tmp_path, monkeypatch, capsys):
+    """Two kernels starting at once can take the same TCP port; the second dies before any cell."""
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1 + 1")], metadata={"kernelspec": {
+        "name": "python3", "display_name": "Python 3", "language": "python"}})
+    real, starts = execute_chapters.single_nb_execution, []
+
+    def flaky(*args, **kwargs):
+        starts.append(1)
+        if len(starts) == 1:
+            raise RuntimeError("Kernel died before replying to kernel_info")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(execute_chapters, "single_nb_execution", flaky)
+    executed, _, error = execute_chapters.execute(notebook, tmp_path, SETTINGS[1], {})
+    assert error is None and len(starts) == 2 and executed.cells[0].outputs
+    assert "a kernel did not start" in capsys.readouterr().err
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("something else")
+
+    monkeypatch.setattr(execute_chapters, "single_nb_execution", broken)
+    with pytest.raises(RuntimeError, match="something else"):   # not a start-up failure: not retried
+        execute_chapters.execute(notebook, tmp_path, SETTINGS[1], {})
