@@ -276,14 +276,15 @@ def chance_levels(human, *, n_resamples: int = 200, spa_resamples: int = 1000, r
     h, _, _ = align_matrices(human, human)
     human_sys = h.mean(axis=1)
     signs = draw_signs(spa_resamples, h.shape[1], rng=rng)
-    p_h = pairwise_pvalues(h, signs=signs)[np.triu_indices(h.shape[0], 1)]
+    human_pvalues = pairwise_pvalues(h, signs=signs)   # once, for every random metric too
+    p_h = human_pvalues[np.triu_indices(h.shape[0], 1)]
     expected = {"pa": float((1 - pairwise_accuracy(human_sys, np.zeros_like(human_sys))) / 2),
                 "spa": 1 - float(np.mean((p_h ** 2 + (1 - p_h) ** 2) / 2))}
     draws = {"pa": [], "spa": [], "acc_eq": []}
     for _ in range(n_resamples):
         m = rng.standard_normal(h.shape)
         draws["pa"].append(pairwise_accuracy(human_sys, m.mean(axis=1)))
-        draws["spa"].append(soft_pairwise_accuracy(h, m, signs=signs).statistic)
+        draws["spa"].append(spa_from_pvalues(human_pvalues, pairwise_pvalues(m, signs=signs)))
         draws["acc_eq"].append(tie_calibration(h, m).statistic)
     rows = {}
     for stat, values in draws.items():
@@ -296,7 +297,7 @@ def chance_levels(human, *, n_resamples: int = 200, spa_resamples: int = 1000, r
 
 # --- significance of metric differences ----------------------------------------------------------
 
-def untested(n_metrics: int) -> tuple[np.ndarray, np.ndarray, dict, np.ndarray]:
+def _without_test(n_metrics: int) -> tuple[np.ndarray, np.ndarray, dict, np.ndarray]:
     """No significance test (``n_resamples=0``, mt-metrics-eval's ``k = 0``): no p-values (NaN), no
     draws, and ranks that are the metrics' positions by score, as the toolkit's ranks are then.
     """
@@ -753,7 +754,7 @@ def compare_metrics(human, metrics: dict, *, statistic: MetaMetric = "spa", n_re
             label="pairs test acc_eq" if kind == "acc_eq" else f"PERM-BOTH {plan.meta_metric}", **early)
         ranks = significance_ranks(pvals, plan.alpha)
     else:
-        pvals, draws, nulls, ranks = untested(len(order))
+        pvals, draws, nulls, ranks = _without_test(len(order))
     index = pd.Index(order, name="metric")
     extra = {"epsilons": stat.epsilons} if kind == "acc_eq" else {}
     return MetricComparison(

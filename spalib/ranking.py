@@ -23,7 +23,7 @@ from spalib._core.validation import (choice_iv, flag_iv, int_iv, labels_iv, name
                                      real_iv, rescaled, rng_iv, sums_iv, threading_layer)
 from spalib._core.sign_matrix import signs_arguments_iv
 from spalib._core.vocabulary import META_METRICS, MetaMetric, SignRecipe
-from spalib.metametrics import EarlyStopping, MetricComparison, compare_metrics, significance_ranks, untested
+from spalib.metametrics import EarlyStopping, MetricComparison, compare_metrics, significance_ranks, _without_test
 from spalib.rank_correlations import kendall_tau, tie_calibration
 from spalib.resampling import SignMatrix
 
@@ -167,7 +167,7 @@ def _average_comparisons_iv(comparisons, weights, alpha):
     for task, comparison in comparisons.items():
         if not isinstance(comparison, MetricComparison):
             raise TypeError(f"comparisons[{task!r}] must be a MetricComparison; got {type(comparison).__name__}")
-        if not comparison.null_distributions and not _untested(comparison):
+        if not comparison.null_distributions and not _made_without_test(comparison):
             raise ValueError(f"comparisons[{task!r}] carries no null draws (it was not made by compare_metrics)")
         if comparison.meta_metric not in META_METRICS:
             raise ValueError(f"comparisons[{task!r}]: cannot average meta-metric {comparison.meta_metric!r}")
@@ -182,14 +182,14 @@ def _average_comparisons_iv(comparisons, weights, alpha):
     names = sorted(set.intersection(*(set(c.scores.index) for c in comparisons.values())))
     if len(names) < 2:
         raise ValueError("the tasks share fewer than two metrics")
-    untested = [task for task, c in comparisons.items() if _untested(c)]
-    if untested and len(untested) < len(comparisons):
-        raise ValueError(f"comparisons[{untested[0]!r}] was made without a test (n_resamples=0) and others with "
+    without = [task for task, c in comparisons.items() if _made_without_test(c)]
+    if without and len(without) < len(comparisons):
+        raise ValueError(f"comparisons[{without[0]!r}] was made without a test (n_resamples=0) and others with "
                          "one: the average's test needs every task's draws")
     return {task: w / total for task, w in weights.items()}, names, probability_iv(alpha, "alpha")
 
 
-def _untested(comparison) -> bool:
+def _made_without_test(comparison) -> bool:
     """Made with ``n_resamples=0``: scores and positions, no test."""
     return comparison.settings.get("n_resamples") == 0
 
@@ -252,8 +252,8 @@ def average_comparisons(comparisons: dict, *, weights: dict | None = None, alpha
     scores = {n: sum(w * comparisons[t].scores[n] for t, w in weights.items()) for n in names}
     order = sorted(names, key=lambda n: (-scores[n], n))
     n = len(order)
-    pvals, draws, nulls, ranks = untested(n)
-    tested = not _untested(next(iter(comparisons.values())))
+    pvals, draws, nulls, ranks = _without_test(n)
+    tested = not _made_without_test(next(iter(comparisons.values())))
     for i, j in engine.metric_pairs(order) if tested else ():
         parts = [(w, _oriented_null(comparisons[t], order[i], order[j])) for t, w in weights.items()]
         length = max(len(null) for _, null in parts)
@@ -341,7 +341,7 @@ class MetricRanking:
         for (task, stat), comparison in self.comparisons.items():
             for baseline in baselines:
                 delta = comparison.scores[name] - comparison.scores[baseline]
-                if _untested(comparison):   # n_resamples=0: no p-value, no verdict
+                if _made_without_test(comparison):   # n_resamples=0: no p-value, no verdict
                     rows.append({"task": task, "statistic": stat, "baseline": baseline,
                                  "score": comparison.scores[name], "baseline score": comparison.scores[baseline],
                                  "difference": delta, "p-value": np.nan, "draws": 0, "extreme draws": 0,
