@@ -59,6 +59,7 @@ from spalib.simulate import (
     metric_test_pvalues,
     pair_test_pvalues,
     promise_ledger,
+    rate_se,
     rejection_rates,
     simulate_replications,
     simulate_task,
@@ -80,6 +81,6 @@ __all__ = [
     "reproduction_ledger", "holm_adjusted",
     "simulate_task", "simulate_replications", "MetricModel", "DAModel", "SimulatedTask", "SimulatedReplications",
     "SimulationTruth", "pair_test_pvalues", "metric_test_pvalues", "correlation_test_pvalues", "rejection_rates",
-    "promise_ledger",
+    "rate_se", "promise_ledger",
 ]
 __version__ = "0.1.0"

@@ -7,15 +7,16 @@ Deutsch et al. (2021) for PERM-BOTH; mt-metrics-eval ``stats.py`` for the conven
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import special
 
 from spalib._core import engine, meta, perm_both, rank_kernels, rng as rng_kernels, signs as sign_kernels
 from spalib._core.align import align_matrices, align_metrics, align_vectors
 from spalib._core.sign_matrix import signs_arguments_iv
+from spalib._core.extreme import count_extreme
 from spalib._core.validation import (choice_iv, flag_iv, int_iv, positive_int_iv, probability_iv, real_array_iv,
                                      real_iv, rescaled, sums_iv)
 from spalib._core.vocabulary import (ALTERNATIVES, META_METRICS, PVALUE_METHODS, SCHEMES, SPA_METHODS, TIES,
@@ -114,11 +115,6 @@ class SoftPairwiseAccuracyResult:
                                           [self.systems[i] for i in keep])
 
 
-def _spa_of_uppers(human_upper: np.ndarray, metric_upper: np.ndarray) -> float:
-    # numpy's pairwise mean, as mt-metrics-eval sums (the kernels sum in order: meta.spa_of_uppers)
-    return float(1.0 - np.mean(np.abs(human_upper - metric_upper)))
-
-
 def spa_from_pvalues(human_pvalues, metric_pvalues) -> float:
     """Soft Pairwise Accuracy from the human and the metric p-value matrices.
 
@@ -163,7 +159,7 @@ def spa_from_pvalues(human_pvalues, metric_pvalues) -> float:
         uppers.append(upper)
     if uppers[0].shape != uppers[1].shape:
         raise ValueError("`human_pvalues` and `metric_pvalues` cover different numbers of systems")
-    return _spa_of_uppers(*uppers)
+    return float(meta.spa_of_uppers(*uppers))
 
 
 def soft_pairwise_accuracy(human, metric, *, n_resamples: int = 1000, rng=None,
@@ -220,7 +216,7 @@ def soft_pairwise_accuracy(human, metric, *, n_resamples: int = 1000, rng=None,
     kw = dict(method=method, ties=ties, signs=signs if method == "permutation" else "bits", rng=None)
     ph, pm = pairwise_pvalues(h, **kw), pairwise_pvalues(m, **kw)
     upper = np.triu_indices(h.shape[0], 1)
-    return SoftPairwiseAccuracyResult(_spa_of_uppers(ph[upper], pm[upper]), ph, pm, systems)
+    return SoftPairwiseAccuracyResult(float(meta.spa_of_uppers(ph[upper], pm[upper])), ph, pm, systems)
 
 
 def chance_levels(human, *, n_resamples: int = 200, spa_resamples: int = 1000, rng=None) -> pd.DataFrame:
@@ -407,6 +403,10 @@ class MetricComparison:
     null_distributions : dict
         ``null_distributions[(better, worse)]``: the draws of ``stat(better') - stat(worse')``
         behind ``pvalues`` (what :func:`spalib.average_comparisons` combines across tasks).
+    tolerances : dict
+        ``tolerances[(better, worse)]``: how far short of the observed difference a draw may fall
+        and still reach it: 0 (plain floating point) in the PERM tests of PA and SPA, the tie
+        tolerance in acc_eq's pairs test and in averages (``spalib/_core/extreme.py``).
     """
 
     meta_metric: str
@@ -417,6 +417,7 @@ class MetricComparison:
     alpha: float
     settings: dict = field(default_factory=dict)
     null_distributions: dict = field(default_factory=dict, repr=False)
+    tolerances: dict = field(default_factory=dict, repr=False)
 
     @property
     def significance_clusters(self) -> list[list[str]]:
@@ -427,6 +428,79 @@ class MetricComparison:
     def n_significant(self) -> int:
         """Number of metric pairs whose difference is significant (``p <= alpha``)."""
         return int((self.pvalues.to_numpy() <= self.alpha).sum())
+
+    def null_draws(self, first: str, second: str) -> np.ndarray:
+        """The stored draws of ``stat(first') - stat(second')`` under the null, either way round.
+
+        The pair was tested best first; asked the other way round, the draws change sign.
+        A comparison made without a test (``n_resamples=0``) has no draws: refused.
+
+        Examples
+        --------
+        >>> rng = np.random.default_rng(0)
+        >>> human = rng.random((4, 16))
+        >>> c = compare_metrics(human, {"a": human + rng.random((4, 16)), "b": rng.random((4, 16))},
+        ...                     statistic="pa", n_resamples=20, rng=1)
+        >>> bool((c.null_draws("a", "b") == -c.null_draws("b", "a")).all())
+        True
+        """
+        for name in (first, second):
+            if name not in self.scores.index:
+                raise ValueError(f"no metric named {name!r} in the comparison")
+        if first == second:
+            raise ValueError("give two different metrics")
+        if (first, second) in self.null_distributions:
+            return self.null_distributions[(first, second)]
+        if (second, first) in self.null_distributions:
+            return -self.null_distributions[(second, first)]
+        raise ValueError("the comparison was made without a test (n_resamples=0): it has no draws")
+
+    def recount(self, *, alternative: Alternative | None = None, alpha: float | None = None) -> MetricComparison:
+        """The same test counted again from its stored draws, under another alternative or level.
+
+        Parameters
+        ----------
+        alternative : {"greater", "two-sided"}, optional
+            Which draws count as extreme (default: the test's own).
+        alpha : float, optional
+            The level of the significance clusters (default: the test's own).
+
+        Returns
+        -------
+        MetricComparison
+            New p-values and ranks, the same scores, draws and null draws.  Where early stopping
+            cut a test short, it stopped on the test's own alternative; the recount reads the
+            draws made.
+
+        Examples
+        --------
+        >>> rng = np.random.default_rng(0)
+        >>> human = rng.random((4, 16))
+        >>> metrics = {"a": human + rng.random((4, 16)), "b": rng.random((4, 16))}
+        >>> two = compare_metrics(human, metrics, statistic="pa", n_resamples=200, rng=1, alternative="two-sided")
+        >>> one = two.recount(alternative="greater")
+        >>> bool(one.pvalues.loc["a", "b"] <= two.pvalues.loc["a", "b"])
+        True
+        """
+        alternative = self.settings.get("alternative", "greater") if alternative is None else choice_iv(
+            alternative, "alternative", ALTERNATIVES)
+        alpha = self.alpha if alpha is None else probability_iv(alpha, "alpha")
+        if not self.null_distributions:
+            raise ValueError("the comparison was made without a test (n_resamples=0): it has no draws to count")
+        order = list(self.scores.index)
+        pvalues = np.full((len(order), len(order)), np.nan)
+        missing = set(self.null_distributions) - set(self.tolerances)
+        if missing:
+            raise ValueError(f"no tolerance stored for the pairs {sorted(missing)[:3]}: not a comparison "
+                             "made by compare_metrics or average_comparisons")
+        for (better, worse), null in self.null_distributions.items():
+            i, j = order.index(better), order.index(worse)
+            observed = self.scores[better] - self.scores[worse]
+            pvalues[i, j] = count_extreme(null, observed, self.tolerances[(better, worse)], alternative) / null.size
+        index = self.scores.index
+        return dataclasses.replace(self, pvalues=pd.DataFrame(pvalues, index=index, columns=order),
+                                   ranks=pd.Series(significance_ranks(pvalues, alpha), index=index, name="rank"),
+                                   alpha=alpha, settings=self.settings | {"alternative": alternative})
 
     def table(self) -> pd.DataFrame:
         """One tidy row per metric, best first: metric, score, rank (the significance cluster).
@@ -509,7 +583,7 @@ class _PerturbedMetrics:
             masks = rng_kernels.swap_masks(key, first, size, scheme, self.n_systems, self.n_groups)
             stat_worse, stat_better = hybrids(masks)
             return stat_better - stat_worse
-        # compared in plain floating point, as the toolkit
+        # plain floating point, as the toolkit (spalib/_core/extreme.py)
         return self.scores[better] - self.scores[worse], 0.0, draw
 
 
@@ -541,7 +615,8 @@ class _NormalSPA(_PerturbedMetrics):
         self.mid = plan.ties == "mid"
         self.upper = np.triu_indices(self.n_systems, 1)
         self.human_upper = pairwise_pvalues(plan.human, method="normal", ties=plan.ties)[self.upper]
-        # the same in-order sum as the draws, so that a draw equal to the observed value ties it
+        # summed as the PERM-BOTH and PERM-SYSTEMS draws are (PERM-INPUTS draws sum by matrix
+        # products: a draw with no swap can land an ulp off, which has probability 2**-L)
         self.scores = {n: meta.spa_of_uppers(self.human_upper, sign_kernels._normal_upper(m, self.mid))
                        for n, m in plan.metrics.items()}
 
@@ -646,11 +721,7 @@ def _inputs_normal_spa_draws(a, b, upper, human_upper, mid):
 
 def _spa_of_normal_pvalues(sums, squares, human_upper, mid):
     """SPA of each row (draw) from the pairs' sums and sums of squares of differences."""
-    squares = np.maximum(squares, 0.0)                       # rounding below an exact 0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        p = 0.5 * special.erfc(sums / np.sqrt(2.0 * squares))
-    p = np.where(squares > 0, p, 0.5 if mid else 1.0)
-    return meta.spa_of_rows(human_upper, np.ascontiguousarray(p))
+    return meta.spa_of_rows(human_upper, sign_kernels.normal_upper_pvalues(sums, squares, mid))
 
 
 def compare_metrics(human, metrics: dict, *, statistic: MetaMetric = "spa", n_resamples: int = 1000,
@@ -748,13 +819,14 @@ def compare_metrics(human, metrics: dict, *, statistic: MetaMetric = "spa", n_re
         # the pairs test draws all its patterns at once; PERM-BOTH in blocks that fit in memory
         block, early = (n_resamples if kind == "acc_eq" else min(n_resamples, 100)), {}
     if plan.n_resamples:
-        pvals, draws, nulls = engine.pair_tests(
+        pvals, draws, nulls, tolerances = engine.pair_tests(
             stat, order, n_resamples=plan.n_resamples, block=block, alternative=plan.alternative,
             seed=plan.seed, stream="pairs test" if kind == "acc_eq" else "perm", progress=plan.progress,
             label="pairs test acc_eq" if kind == "acc_eq" else f"PERM-BOTH {plan.meta_metric}", **early)
         ranks = significance_ranks(pvals, plan.alpha)
     else:
         pvals, draws, nulls, ranks = _without_test(len(order))
+        tolerances = {}
     index = pd.Index(order, name="metric")
     extra = {"epsilons": stat.epsilons} if kind == "acc_eq" else {}
     return MetricComparison(
@@ -769,4 +841,5 @@ def compare_metrics(human, metrics: dict, *, statistic: MetaMetric = "spa", n_re
                       permutation=plan.permutation, early_stopping=plan.early_stopping,
                       alternative=plan.alternative, seed=plan.seed, **extra),
         null_distributions=nulls,
+        tolerances=tolerances,
     )

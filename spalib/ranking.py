@@ -19,6 +19,7 @@ from tqdm import tqdm
 
 from spalib._core import bootstrap, engine, meta, signs as sign_kernels
 from spalib._core.align import align_metrics
+from spalib._core.extreme import count_extreme
 from spalib._core.validation import (choice_iv, flag_iv, int_iv, labels_iv, names_iv, positive_int_iv, probability_iv,
                                      real_iv, rescaled, rng_iv, sums_iv, threading_layer)
 from spalib._core.sign_matrix import signs_arguments_iv
@@ -194,11 +195,6 @@ def _made_without_test(comparison) -> bool:
     return comparison.settings.get("n_resamples") == 0
 
 
-def _oriented_null(comparison: MetricComparison, better: str, worse: str) -> np.ndarray:
-    null = comparison.null_distributions.get((better, worse))
-    return null if null is not None else -comparison.null_distributions[(worse, better)]
-
-
 def average_comparisons(comparisons: dict, *, weights: dict | None = None, alpha: float = 0.05) -> AveragedComparison:
     """The WMT23/24 averaged ranking: weighted mean scores over tasks, tested with the tasks' draws.
 
@@ -253,14 +249,17 @@ def average_comparisons(comparisons: dict, *, weights: dict | None = None, alpha
     order = sorted(names, key=lambda n: (-scores[n], n))
     n = len(order)
     pvals, draws, nulls, ranks = _without_test(n)
+    tolerances = {}
     tested = not _made_without_test(next(iter(comparisons.values())))
     for i, j in engine.metric_pairs(order) if tested else ():
-        parts = [(w, _oriented_null(comparisons[t], order[i], order[j])) for t, w in weights.items()]
+        parts = [(w, comparisons[t].null_draws(order[i], order[j])) for t, w in weights.items()]
         length = max(len(null) for _, null in parts)
         null = sum(w * np.resize(part, length) for w, part in parts)
         observed = scores[order[i]] - scores[order[j]]
-        # the same draws summed in another order: a draw equal to the observed up to rounding is extreme
-        pvals[i, j] = engine.count_extreme(null, observed, 1e-12, "greater") / length
+        # the draws summed in another order than the scores: a tie counts, within the terms' tolerance
+        terms = np.array([[w * comparisons[t].scores[m] for t, w in weights.items() for m in (order[i], order[j])]])
+        tolerances[(order[i], order[j])] = sign_kernels.tie_tolerance(terms)
+        pvals[i, j] = count_extreme(null, observed, tolerances[(order[i], order[j])], "greater") / length
         draws[i, j] = length
         nulls[(order[i], order[j])] = null
     index = pd.Index(order, name="metric")
@@ -271,7 +270,7 @@ def average_comparisons(comparisons: dict, *, weights: dict | None = None, alpha
         pvalues=pd.DataFrame(pvals, index=index, columns=order), draws=pd.DataFrame(draws, index=index, columns=order),
         ranks=pd.Series(significance_ranks(pvals, alpha) if tested else ranks, index=index, name="rank"),
         alpha=alpha, settings={"weights": weights, "left_out": left_out} | ({} if tested else {"n_resamples": 0}),
-        null_distributions=nulls,
+        null_distributions=nulls, tolerances=tolerances,
         mean_task_ranks=pd.Series([mean_ranks[m] for m in order], index=index, name="mean task rank"))
 
 
@@ -347,8 +346,10 @@ class MetricRanking:
                                  "difference": delta, "p-value": np.nan, "draws": 0, "extreme draws": 0,
                                  "verdict": "not tested"})
                     continue
-                null = _oriented_null(comparison, name, baseline)
-                extreme = engine.count_extreme(null, delta, abs(delta) * 1e-9, "two-sided")
+                null = comparison.null_draws(name, baseline)
+                # a verdict of one's own: a draw that ties the difference counts (see _core/extreme.py)
+                pair = np.array([[comparison.scores[name], comparison.scores[baseline]]])
+                extreme = count_extreme(null, delta, sign_kernels.tie_tolerance(pair), "two-sided")
                 p = extreme / null.size
                 verdict = ("not distinguishable" if p > comparison.alpha
                            else "better" if delta > 0 else "worse")

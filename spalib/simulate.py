@@ -34,9 +34,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import special
 
-from spalib._core import engine, meta, simulation_kernels
+from spalib._core import engine, meta, signs as sign_kernels, simulation_kernels
 from spalib._core.vocabulary import ALTERNATIVES, PERM_STATISTICS, SCHEMES, Alternative, PermStatistic, Scheme
 from spalib._core.validation import (
     choice_iv,
@@ -498,10 +497,9 @@ def pair_test_pvalues(differences, *, n_resamples: int = 1000, rng=None) -> pd.D
     seed = _seed_from(rng)
     ge, eq, two = simulation_kernels.pair_test_counts(np.ascontiguousarray(d), n_resamples, seed)
     scaled = rescaled_rows(d)   # the normal p-value ignores a row's scale
-    with np.errstate(divide="ignore", invalid="ignore"):
-        normal = 0.5 * special.erfc(scaled.sum(axis=1) / np.sqrt(2.0 * (scaled * scaled).sum(axis=1)))
+    normal = sign_kernels.normal_upper_pvalues(scaled.sum(axis=1), (scaled * scaled).sum(axis=1), False)
     return pd.DataFrame({"ge": ge / n_resamples, "plus_one": (ge + 1) / (n_resamples + 1),
-                         "mid": (ge - 0.5 * eq) / n_resamples, "normal": np.where(np.isnan(normal), 1.0, normal),
+                         "mid": (ge - 0.5 * eq) / n_resamples, "normal": normal,
                          "two_sided": two / n_resamples})
 
 
@@ -631,8 +629,8 @@ def correlation_test_pvalues(human, first, second, *, n_resamples: int = 1000, r
     Swapping the two metrics' scores of an item leaves the pair's joint distribution unchanged
     when the two metrics are exchangeable, the null hypothesis this test assumes; unlike the
     Williams test it assumes nothing about the scores' distribution.  A draw counts as extreme
-    within a relative ``1e-12`` of ``|Δ|`` (the swap of every item gives ``-Δ`` exactly in
-    exact arithmetic).
+    within the tie tolerance of the two correlations (``1e-11 * (|r_1| + |r_2|)``: the swap of
+    every item gives ``-Δ`` in exact arithmetic), the library's rule for a tie.
 
     References
     ----------
@@ -723,10 +721,54 @@ def rejection_rates(pvalues, alphas=(0.01, 0.05, 0.10)) -> pd.DataFrame:
     for alpha in levels:
         rate = (values <= alpha).mean(axis=0)
         out[(alpha, "rate")] = rate
-        out[(alpha, "se")] = np.sqrt(rate * (1 - rate) / values.shape[0])
+        out[(alpha, "se")] = rate_se(rate, values.shape[0])
     result = pd.DataFrame(out, index=frame.columns)
     result.columns.names = ["alpha", None]
     return result
+
+
+def rate_se(rate, n):
+    """The Monte-Carlo standard error of a rate measured on ``n`` independent draws or
+    replications (a p-value, a rejection rate, a coverage): ``sqrt(rate (1 - rate) / n)``.
+
+    Parameters
+    ----------
+    rate : float or array_like
+        Rates in [0, 1].
+    n : int or array_like
+        How many independent draws each rate was measured on (positive).
+
+    Returns
+    -------
+    float or ndarray (pandas inputs give a pandas result, aligned on the index)
+
+    Notes
+    -----
+    The binomial standard error, as :func:`rejection_rates` reports it: the draws must be
+    independent (a p-value's own Monte-Carlo draws, or replications with draws of their own).
+
+    References
+    ----------
+    Morris, T. P., White, I. R. and Crowther, M. J. (2019). Using simulation studies to evaluate
+    statistical methods. Statistics in Medicine 38(11).
+
+    Examples
+    --------
+    >>> rate_se(0.05, 2000)
+    0.004873397172404482
+    """
+    for name, value in (("rate", rate), ("n", n)):
+        if np.asarray(value).dtype.kind not in "iuf":
+            raise TypeError(f"`{name}` must hold numbers; got {np.asarray(value).dtype}")
+    values, counts = np.asarray(rate, dtype=float), np.asarray(n, dtype=float)
+    if np.isnan(values).any() or ((values < 0) | (values > 1)).any():
+        raise ValueError("`rate` must lie in [0, 1]")
+    if np.isnan(counts).any() or (counts <= 0).any():
+        raise ValueError("`n` must be positive")
+    if isinstance(rate, (pd.Series, pd.DataFrame)) or isinstance(n, (pd.Series, pd.DataFrame)):
+        return np.sqrt(rate * (1 - rate) / n)
+    se = np.sqrt(values * (1 - values) / counts)
+    return float(se) if se.ndim == 0 else se
 
 
 PROMISE_VERDICTS = ("kept", "above", "below")
@@ -787,7 +829,7 @@ def promise_ledger(rows, *, max_z: float = 3.0) -> pd.DataFrame:
                          for k, v in rows["measured"].items()])
     replications = np.array([positive_int_iv(v, f"rows['replications'][{k!r}]")
                              for k, v in rows["replications"].items()])
-    se = np.sqrt(promised * (1 - promised) / replications)
+    se = rate_se(promised, replications)
     z = (measured - promised) / se
     out = rows.copy()
     out["se"] = se

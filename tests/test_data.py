@@ -556,3 +556,15 @@ def test_a_cut_tar_archive_is_an_error_naming_the_file(tmp_path):
     copy.write_bytes(archive.read_bytes()[:4000])
     with pytest.raises(ValueError, match=r"seg-mteval-data\.tar\.gz: cannot be read as a tar archive"):
         data.load_wmt13_da("es-en", root=tmp_path)
+
+
+def test_a_task_keeps_only_the_metrics_named_in_their_order():
+    human = pd.DataFrame([[1.0, 2.0], [3.0, 4.0]])
+    task = data.SegmentTask(human, {"a": human, "b": -human, "c": 2 * human}, {"segments_kept": 2})
+    kept = task.with_metrics(["c", "a"])
+    assert list(kept.metrics) == ["c", "a"] and kept.metrics["c"] is task.metrics["c"]
+    assert kept.human is human and kept.report == task.report and list(task.metrics) == ["a", "b", "c"]
+    assert list(task.with_metrics("b").metrics) == ["b"]
+    for names, message in ((["a", "d"], "no metric named 'd'"), ([], "at least one"), (["a", "a"], "each once")):
+        with pytest.raises(ValueError, match=message):
+            task.with_metrics(names)

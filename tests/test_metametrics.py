@@ -8,7 +8,7 @@ import pytest
 
 import spalib
 from spalib import data
-from spalib._core import perm_both, signs as sign_kernels
+from spalib._core import meta, perm_both, signs as sign_kernels
 from spalib.metametrics import significance_ranks
 from spalib.resampling import draw_signs, pairwise_pvalues
 
@@ -370,3 +370,79 @@ def test_chance_levels_derived_match_a_simulation_of_random_metrics():
     pd.testing.assert_frame_equal(levels, spalib.chance_levels(tied, n_resamples=200, spa_resamples=500, rng=3))
     with pytest.raises(ValueError, match="n_resamples"):
         spalib.chance_levels(tied, n_resamples=0)
+
+
+def test_spa_is_one_rule_summed_as_numpy_sums_its_mean():
+    """The kernels' SPA is the public one: numpy's pairwise summation, so that mt-metrics-eval's
+    ``1 - np.mean(np.abs(...))`` is matched to the last bit at every length (below 8 terms, up to
+    128 and past it, where the sum splits in halves)."""
+    rng = np.random.default_rng(0)
+    for n in [*range(1, 300), 1000, 1024, 4095, 10011]:
+        human, metric = rng.random(n), rng.random(n) ** 3
+        assert meta.spa_of_uppers(human, metric) == 1.0 - np.mean(np.abs(human - metric))
+
+
+def test_null_draws_of_a_pair_either_way_round_and_their_errors():
+    rng = np.random.default_rng(3)
+    human = rng.random((4, 24))
+    metrics = {"a": human + 0.1 * rng.random((4, 24)), "b": rng.random((4, 24)), "c": rng.random((4, 24))}
+    c = spalib.compare_metrics(human, metrics, statistic="pa", n_resamples=30, rng=2)
+    for (better, worse), null in c.null_distributions.items():
+        assert c.null_draws(better, worse) is null
+        assert np.array_equal(c.null_draws(worse, better), -null)
+    with pytest.raises(ValueError, match="no metric named 'd'"):
+        c.null_draws("a", "d")
+    with pytest.raises(ValueError, match="two different metrics"):
+        c.null_draws("a", "a")
+    untested = spalib.compare_metrics(human, metrics, statistic="pa", n_resamples=0, rng=2)
+    with pytest.raises(ValueError, match="without a test"):
+        untested.null_draws("a", "b")
+
+
+def test_at_least_as_extreme_is_one_rule_in_python_and_in_the_kernels():
+    """engine's count_extreme and the kernels' reaches count the same draws, ties included."""
+    from spalib._core import extreme
+    rng = np.random.default_rng(11)
+    null = np.concatenate([rng.normal(size=200), [0.3, -0.3, 0.3 - 1e-13, -0.3 + 1e-13, 0.3 + 1e-13]])
+    for observed in (0.3, -0.3, 0.0):
+        for tolerance in (0.0, 1e-11):
+            for alternative in ("greater", "two-sided"):
+                by_kernel = sum(extreme.reaches(d, observed, tolerance, alternative == "two-sided") for d in null)
+                assert extreme.count_extreme(null, observed, tolerance, alternative) == by_kernel
+    assert extreme.count_extreme(np.array([0.3 - 1e-13]), 0.3, 0.0, "greater") == 0   # plain floats
+    assert extreme.count_extreme(np.array([0.3 - 1e-13]), 0.3, 1e-11, "greater") == 1  # a tie counted
+
+
+@pytest.mark.parametrize("statistic", ["pa", "spa", "acc_eq"])
+def test_a_recount_equals_the_test_run_under_the_other_alternative_on_the_same_draws(statistic):
+    rng = np.random.default_rng(12)
+    human = rng.random((5, 32))
+    metrics = {"a": human + 0.3 * rng.random((5, 32)), "b": human + rng.random((5, 32)), "c": rng.random((5, 32))}
+    kw = dict(statistic=statistic, n_resamples=60, rng=7, spa_resamples=50)
+    two = spalib.compare_metrics(human, metrics, alternative="two-sided", **kw)
+    one = spalib.compare_metrics(human, metrics, alternative="greater", **kw)
+    recounted = two.recount(alternative="greater")
+    pd.testing.assert_frame_equal(recounted.pvalues, one.pvalues)
+    pd.testing.assert_series_equal(recounted.ranks, one.ranks)
+    assert recounted.settings["alternative"] == "greater" and two.settings["alternative"] == "two-sided"
+    assert set(two.tolerances) == set(two.null_distributions)
+    assert (statistic == "acc_eq") == any(t > 0 for t in two.tolerances.values())   # PERM: plain floats
+    looser = two.recount(alpha=0.5)
+    assert looser.alpha == 0.5 and looser.n_significant >= two.n_significant
+    with pytest.raises(ValueError, match="`alternative` must be one of"):
+        two.recount(alternative="less")
+    with pytest.raises(ValueError, match="alpha"):
+        two.recount(alpha=1.5)
+    untested = spalib.compare_metrics(human, metrics, statistic="pa", n_resamples=0, rng=2)
+    with pytest.raises(ValueError, match="without a test"):
+        untested.recount(alternative="two-sided")
+
+
+def test_a_recount_without_stored_tolerances_says_why_it_cannot_count():
+    import dataclasses
+    rng = np.random.default_rng(13)
+    human = rng.random((4, 16))
+    c = spalib.compare_metrics(human, {"a": human + rng.random((4, 16)), "b": rng.random((4, 16))},
+                               statistic="pa", n_resamples=20, rng=1)
+    with pytest.raises(ValueError, match="no tolerance stored"):
+        dataclasses.replace(c, tolerances={}).recount(alternative="two-sided")

@@ -12,7 +12,7 @@ from scipy import stats
 import spalib
 from conftest import GOLDEN, splitmix64
 from spalib import metametrics
-from spalib._core import simulation_kernels
+from spalib._core import signs as sign_kernels, simulation_kernels
 from spalib._core.rng import stream_key
 from spalib.simulate import MetricModel, simulate_task
 
@@ -330,13 +330,18 @@ def test_swap_masks_and_pair_signs_are_the_streams_bytes_in_order(first_draw):
     assert np.array_equal(signs.reshape(-1), _stream_bytes(replication_key, 0, n_draws * n_groups))
 
 
-def test_row_sums_are_numpys_row_sums_in_column_order():
+def test_row_sums_are_row_sums_in_column_order():
     x = np.random.default_rng(6).normal(size=(4, 37)) * 10.0 ** np.arange(37)
     x[3] = -0.0
-    for absolute in (False, True):
-        sums = simulation_kernels._row_sums(x, absolute)
-        expected = [functools.reduce(operator.add, np.abs(row) if absolute else row, 0.0) for row in x]
-        assert sums.tobytes() == np.array(expected).tobytes()   # +0.0 for the row of -0.0 too
+    expected = [functools.reduce(operator.add, row, 0.0) for row in x]
+    assert simulation_kernels._row_sums(x).tobytes() == np.array(expected).tobytes()   # +0.0 for -0.0 rows
+
+
+def test_the_tie_tolerance_is_one_rule_for_the_library_and_the_lab():
+    x = np.random.default_rng(7).normal(size=(3, 29)) * 10.0 ** np.arange(29)
+    expected = 1e-11 * max(functools.reduce(operator.add, np.abs(row), 0.0) for row in x)
+    assert sign_kernels.tie_tolerance(x) == expected
+    assert sign_kernels.tie_tolerance(x[1:2]) == 1e-11 * functools.reduce(operator.add, np.abs(x[1]), 0.0)
 
 
 def test_metric_test_pvalues_refuses_replications_the_kernels_cannot_read():
@@ -420,3 +425,46 @@ def test_simulate_task_refuses_duplicate_or_mixed_system_labels():
         quality = pd.Series(np.linspace(0, 0.2, len(index)), index=index)
         with pytest.raises(ValueError, match="`quality.index`"):
             simulate_task(quality, 10, {"m": MetricModel()})
+
+
+def test_the_normal_limit_pvalue_is_one_rule_for_every_caller():
+    """The pairs test's normal column, the pairwise p-values and the PERM-INPUTS draws of
+    normal SPA all take it from signs.normal_upper_pvalue: 1 - Phi(T / sqrt(ss)), 1 (or 1/2 with
+    mid-p) when ss = 0."""
+    d = np.random.default_rng(8).normal(size=(5, 40))
+    d[4] = 0.0
+    expected = [1.0 - stats.norm.cdf(row.sum() / np.sqrt((row * row).sum())) if row.any() else 1.0 for row in d]
+    normal = spalib.pair_test_pvalues(d, n_resamples=10, rng=0)["normal"].to_numpy()
+    assert np.allclose(normal, expected, rtol=1e-12, atol=1e-15)
+    assert sign_kernels.normal_upper_pvalues(np.zeros(2), np.zeros(2), True).tolist() == [0.5, 0.5]
+    x = np.random.default_rng(9).normal(size=(4, 40))
+    by_pairs = spalib.pairwise_pvalues(x, method="normal")[np.triu_indices(4, 1)]
+    i, j = np.triu_indices(4, 1)
+    diff = x[i] - x[j]
+    kept = sign_kernels.normal_upper_pvalues(diff.sum(axis=1), (diff * diff).sum(axis=1), False)
+    assert np.allclose(by_pairs, kept, rtol=1e-12)
+
+
+def test_rate_se_is_the_binomial_standard_error_and_checks_its_arguments():
+    assert spalib.rate_se(0.05, 2000) == np.sqrt(0.05 * 0.95 / 2000)
+    rates = pd.Series([0.0, 0.5, 1.0], index=list("abc"))
+    se = spalib.rate_se(rates, 100)
+    assert isinstance(se, pd.Series) and se.tolist() == [0.0, 0.05, 0.0]
+    table = spalib.rejection_rates(pd.Series([0.01, 0.2, 0.04, 0.7], name="t"), alphas=[0.05])
+    assert table.loc["t", (0.05, "se")] == spalib.rate_se(0.5, 4)
+    with pytest.raises(ValueError, match="`rate` must lie in"):
+        spalib.rate_se(1.5, 10)
+    with pytest.raises(ValueError, match="`n` must be positive"):
+        spalib.rate_se(0.5, 0)
+
+
+def test_rate_se_takes_lists_and_refuses_what_is_not_a_number():
+    assert spalib.rate_se([0.05, 0.5], 100).tolist() == [np.sqrt(0.05 * 0.95 / 100), 0.05]
+    assert spalib.rate_se(0.5, [100, 400]).tolist() == [0.05, 0.025]
+    with pytest.raises(TypeError, match="`rate` must hold numbers"):
+        spalib.rate_se(True, 10)
+
+
+def test_normal_limit_pvalues_refuse_arrays_of_different_shapes():
+    with pytest.raises(ValueError, match="sums of squares of shape"):
+        sign_kernels.normal_upper_pvalues(np.ones(6), np.ones(2), False)

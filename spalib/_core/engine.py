@@ -24,6 +24,8 @@ import numbers
 import numpy as np
 from tqdm import tqdm
 
+from spalib._core.extreme import count_extreme
+
 
 def root_seed(rng) -> int:
     """The int seed a test's streams derive from: the int given, else one drawn from the
@@ -57,15 +59,6 @@ def pair_key(seed: int, *labels) -> np.uint64:
     return np.uint64(int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "little"))
 
 
-def count_extreme(null: np.ndarray, delta: float, tolerance: float, alternative: str) -> int:
-    """How many null draws are at least as extreme as ``delta``: ``null >= delta - tol``
-    (``"greater"``) or ``|null| >= |delta| - tol`` (``"two-sided"``).
-    """
-    if alternative == "two-sided":
-        return int(np.sum(np.abs(null) >= abs(delta) - tolerance))
-    return int(np.sum(null >= delta - tolerance))
-
-
 def metric_pairs(order: list) -> list[tuple]:
     """Every (better, worse) pair of metrics sorted best first, as positions ``(i, j)``, ``i < j``."""
     return [(i, j) for i in range(len(order)) for j in range(i + 1, len(order))]
@@ -74,7 +67,7 @@ def metric_pairs(order: list) -> list[tuple]:
 def pair_tests(statistic, order: list, *, n_resamples: int, block: int, alternative: str, seed: int,
                stream: str, early_min: float = -np.inf, early_max: float = np.inf, progress=False,
                label: str = ""):
-    """p-values, draws used and null draws of every pair of ``order`` (sorted best first).
+    """p-values, draws used, null draws and tolerances of every pair of ``order`` (sorted best first).
 
     A pair draws from the stream ``pair_key(seed, stream, *sorted(names))``: whichever way round
     it is tested, its swaps are the same (and its draws of the difference change sign).  The
@@ -84,7 +77,7 @@ def pair_tests(statistic, order: list, *, n_resamples: int, block: int, alternat
     n = len(order)
     pvalues = np.full((n, n), np.nan)
     draws = np.zeros((n, n), dtype=int)
-    nulls = {}
+    nulls, tolerances = {}, {}
     for i, j in tqdm(metric_pairs(order), desc=progress if isinstance(progress, str) else label,
                      disable=not progress):
         better, worse = order[i], order[j]
@@ -107,4 +100,5 @@ def pair_tests(statistic, order: list, *, n_resamples: int, block: int, alternat
         pvalues[i, j] = count / used
         draws[i, j] = used
         nulls[(better, worse)] = np.concatenate(parts)
-    return pvalues, draws, nulls
+        tolerances[(better, worse)] = tolerance
+    return pvalues, draws, nulls, tolerances

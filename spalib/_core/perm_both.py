@@ -14,6 +14,7 @@ import numpy as np
 from numba import njit, prange
 from threadpoolctl import ThreadpoolController
 
+from spalib._core.extreme import reaches
 from spalib._core.meta import _pairwise_agreement, spa_from_matrix, spa_of_uppers
 from spalib._core.signs import _count_beyond, _lowest_bit, _normal_upper, _pvalue
 
@@ -243,7 +244,7 @@ def _certified_pvalues(hyb, observed, error, direction, null, total, exact, nibb
                     if abs(d - obs) <= near:
                         d = (_exact_hybrid(i, k, direction, null, total, exact, nibbles, mask, packed)
                              - _exact_hybrid(j, k, direction, null, total, exact, nibbles, mask, packed))
-                    at_least += d >= obs - tol
+                    at_least += reaches(d, obs, tol, False)
                     above += d > obs + tol
             out[i, j] = _pvalue(at_least, above, n_perm, mid)
     return out

@@ -14,6 +14,8 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from spalib._core.extreme import count_extreme
+
 
 @njit(cache=True)
 def _lowest_bit():
@@ -62,11 +64,20 @@ def _byte_tables(scores):
     return table
 
 
-def tie_tolerance(x: np.ndarray) -> float:
-    """Float64 sums of L terms are off by at most ~L ulps of the largest attainable |sum|; a
-    margin far above that, far below any difference that matters.
+@njit(cache=True)
+def tie_tolerance(x):
+    """How far apart two sums of a row's terms (``x``: rows x terms) may be and still count as
+    equal: ``1e-11 * max_s sum_l |x_sl|``, far above the rounding of float64 sums of the sizes
+    met here (it grows like sqrt(L) ulps of that bound in practice) and far below any
+    difference that matters.  The rows are checked finite before they get here.
     """
-    return 1e-11 * float(np.abs(x).sum(axis=1).max())
+    largest = 0.0
+    for s in range(x.shape[0]):
+        total = 0.0
+        for l in range(x.shape[1]):
+            total += abs(x[s, l])
+        largest = max(largest, total)
+    return 1e-11 * largest
 
 
 MAX_EXACT_PATTERNS = 20  # exact enumeration visits 2**n sign patterns; beyond this, too long
@@ -245,10 +256,38 @@ def _weighted_normal_upper(x, weights, mid):
                     ss0, ss1, ss2, ss3 = ss0 + w * d0 * d0, ss1 + w * d1 * d1, ss2 + w * d2 * d2, ss3 + w * d3 * d3
             for step, ss in enumerate((ss0, ss1, ss2, ss3)):
                 if j + step < n_systems:
-                    obs = totals[i] - totals[j + step]
-                    out[idx] = (0.5 if mid else 1.0) if ss == 0.0 else 0.5 * math.erfc(obs / math.sqrt(2.0 * ss))
+                    out[idx] = normal_upper_pvalue(totals[i] - totals[j + step], ss, mid)
                     idx += 1
     return out
+
+
+@njit(cache=True)
+def normal_upper_pvalue(total, ss, mid):
+    """The normal limit of a sign-flip test's one-sided p-value: the null of ``sum_l s_l d_l``
+    has mean 0 and variance ``ss = sum_l d_l^2``, so ``p = 1 - Phi(total / sqrt(ss))``.  With
+    ``ss <= 0`` (0 up to rounding) every flip gives the observed 0: p = 1, or 1/2 with mid-p.
+    """
+    if ss <= 0.0:
+        return 0.5 if mid else 1.0
+    return 0.5 * math.erfc(total / math.sqrt(2.0 * ss))
+
+
+@njit(cache=True)
+def _normal_upper_pvalues(totals, squares, mid):
+    out = np.empty(totals.size)
+    for k in range(totals.size):
+        out[k] = normal_upper_pvalue(totals[k], squares[k], mid)
+    return out
+
+
+def normal_upper_pvalues(totals, squares, mid: bool) -> np.ndarray:
+    """:func:`normal_upper_pvalue` of arrays of any shape (sums and sums of squares alike)."""
+    totals = np.asarray(totals, dtype=float)
+    if np.shape(squares) != totals.shape:   # the kernel reads both element by element
+        raise ValueError(f"sums of shape {totals.shape} and sums of squares of shape {np.shape(squares)}")
+    flat = _normal_upper_pvalues(np.ascontiguousarray(totals).ravel(),
+                                 np.ascontiguousarray(squares, dtype=float).ravel(), mid)
+    return flat.reshape(totals.shape)
 
 
 def random_patterns(n_resamples: int, n_segments: int, rng: np.random.Generator) -> np.ndarray:
@@ -282,6 +321,4 @@ def pairs_null(agree1, agree2, weight, scale, n_resamples, rng, exact, alternati
     observed, tol, null_of = sign_flip(scale * informative)
     n = informative.size
     null = null_of(_all_patterns(n) if exact else random_patterns(n_resamples, n, rng))
-    if alternative == "two-sided":
-        return null, float(np.mean(np.abs(null) >= abs(observed) - tol))
-    return null, float(np.mean(null >= observed - tol))
+    return null, count_extreme(null, observed, tol, alternative) / null.size

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import hashlib
 import io
 import numbers
@@ -630,6 +631,24 @@ class SegmentTask:
     human: pd.DataFrame
     metrics: dict[str, pd.DataFrame]
     report: dict
+
+    def with_metrics(self, names) -> SegmentTask:
+        """The same task with only the metrics ``names`` (in that order), e.g. to rank a few.
+
+        Examples
+        --------
+        >>> human = pd.DataFrame([[1.0, 2.0], [3.0, 4.0]])
+        >>> task = SegmentTask(human, {"a": human, "b": -human, "c": human * 2}, {})
+        >>> list(task.with_metrics(["c", "a"]).metrics)
+        ['c', 'a']
+        """
+        names = [names] if isinstance(names, str) else list(names)
+        unknown = [n for n in names if n not in self.metrics]
+        if unknown:
+            raise ValueError(f"no metric named {', '.join(map(repr, unknown))} in the task")
+        if not names or len(set(names)) != len(names):
+            raise ValueError(f"`names` must name at least one metric, each once; got {names}")
+        return dataclasses.replace(self, metrics={n: self.metrics[n] for n in names})
 
 
 def from_long(frame: pd.DataFrame, *, system: str = "system", item: str = "segment", score: str = "score",
