@@ -59,10 +59,10 @@ def main():
     print(f"WMT23 en-de: {len(metrics)} metrics ({n_pairs} pairs), {human.shape[0]} systems, "
           f"{human.shape[1]} segments, 1,000 draws per pair")
     few = dict(list(metrics.items())[:3])
-    for kw in (dict(statistic="pa"), dict(spa_method="normal"), dict(spa_method="permutation")):
+    for kw in (dict(meta_metric="pa"), dict(spa_method="normal"), dict(spa_method="permutation")):
         spalib.compare_metrics(human, few, rng=4, signs="mtme", n_resamples=10, **kw)  # compile before timing
 
-    _, t_pa = timed("spalib PA", lambda: spalib.compare_metrics(human, metrics, statistic="pa", rng=4, signs="mtme"))
+    _, t_pa = timed("spalib PA", lambda: spalib.compare_metrics(human, metrics, meta_metric="pa", rng=4, signs="mtme"))
     _, t_normal = timed("spalib SPA, normal-limit p-values", lambda: spalib.compare_metrics(
         human, metrics, spa_method="normal", rng=4, signs="mtme"))
     _, t_perm = timed("spalib SPA, permutation p-values (K = 1,000)", lambda: spalib.compare_metrics(

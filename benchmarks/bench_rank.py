@@ -59,7 +59,7 @@ def main():
     spalib.rank_metrics(few, n_resamples=5, spa_resamples=10, interval_resamples=5, rng=4, signs="mtme")  # compile
 
     ranking, t_rank = timed("rank_metrics: SPA and PA, k = 1,000, K = 1,000, intervals, average",
-                            lambda: spalib.rank_metrics(tasks, statistics=("spa", "pa"), n_resamples=1000,
+                            lambda: spalib.rank_metrics(tasks, meta_metrics=("spa", "pa"), n_resamples=1000,
                                                         spa_resamples=1000, rng=4, signs="mtme",
                                                         early_stopping=stopping, progress=True))
     spa_draws = sum(int(ranking.comparisons[(lp, "spa")].draws.to_numpy().sum()) for lp in LPS)
@@ -72,7 +72,7 @@ def main():
     per_draw_numpy = numpy_seconds_per_draw(h, a, b)
     two = {"en-de": (task.human, dict(list(task.metrics.items())[:2]))}
     _, t_pair = timed("spalib, 1,000 SPA draws of one en-de pair",
-                      lambda: spalib.rank_metrics(two, statistics="spa", n_resamples=1000, rng=4, signs="mtme",
+                      lambda: spalib.rank_metrics(two, meta_metrics="spa", n_resamples=1000, rng=4, signs="mtme",
                                                   interval_resamples=0))
     print(f"per draw: NumPy {1e3 * per_draw_numpy:.2f} ms, spalib {1e3 * t_pair / 1000:.3f} ms "
           f"-> {per_draw_numpy / (t_pair / 1000):.0f}x")

@@ -86,13 +86,13 @@ def main():
 
     twins = {"a": MetricModel(), "b": MetricModel()}
     sim = spalib.simulate_replications(np.linspace(0, 0.5, 6), 100, twins, n, rng=rng)
-    kw = dict(statistic="pa", permutation="both", alternative="two-sided", n_resamples=200)
+    kw = dict(meta_metric="pa", permutation="both", alternative="two-sided", n_resamples=200)
     spalib.metric_test_pvalues(sim, "a", "b", **(kw | dict(n_resamples=5)), rng=0)  # compile
     lab_s, lab_p = best_of(lambda: spalib.metric_test_pvalues(sim, "a", "b", **kw, rng=4)["pvalue"])
     numpy_s, numpy_p = best_of(lambda: numpy_pa_test(sim, 200, np.random.default_rng(5)), repeat=1)
     m = min(n, 300)                                                       # the library loop is slow
     lib_s, lib_p = best_of(lambda: np.array([spalib.compare_metrics(
-        sim.task(r).human, sim.task(r).metrics, statistic="pa", n_resamples=200, rng=r,
+        sim.task(r).human, sim.task(r).metrics, meta_metric="pa", n_resamples=200, rng=r,
         alternative="two-sided").pvalues.iloc[0, 1] for r in range(m)]), repeat=1)
     print(f"PERM-BOTH test of PA, 6 systems x 100 segments, 200 draws ({m} replications for compare_metrics)")
     for label, count, seconds, p in (("lab (numba)", n, lab_s, lab_p), ("NumPy loop", n, numpy_s, numpy_p),

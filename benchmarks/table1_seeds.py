@@ -80,7 +80,7 @@ def main():
         for (test_set, lp), task in tasks.items():
             row = {"seed": seed, "test set": test_set, "lp": lp}
             for statistic in ("pa", "spa"):
-                c = spalib.compare_metrics(task.human, task.metrics, statistic=statistic, spa_method="normal",
+                c = spalib.compare_metrics(task.human, task.metrics, meta_metric=statistic, spa_method="normal",
                                            permutation="inputs", alternative="two-sided", n_resamples=1000,
                                            rng=seed, signs="mtme")
                 name = statistic.upper()
@@ -100,7 +100,7 @@ def permutation_spa(seeds):
     rows = []
     for seed in seeds:
         start = time.perf_counter()
-        c = spalib.compare_metrics(task.human, task.metrics, statistic="spa", spa_method="permutation",
+        c = spalib.compare_metrics(task.human, task.metrics, meta_metric="spa", spa_method="permutation",
                                    permutation="inputs", alternative="two-sided", n_resamples=1000,
                                    rng=seed, signs="mtme")
         rows.append({"seed": seed, "test set": "wmt23", "lp": "en-de", "significant SPA": c.n_significant,
@@ -130,7 +130,7 @@ def tie_rules(seeds):
     rows = []
     for seed in seeds:
         for lp, task in tasks.items():
-            c = spalib.compare_metrics(task.human, task.metrics, statistic="pa", permutation="inputs",
+            c = spalib.compare_metrics(task.human, task.metrics, meta_metric="pa", permutation="inputs",
                                        alternative="two-sided", rng=seed, signs="mtme")
             rows.append({"seed": seed, "test set": "wmt23", "lp": lp} | tie_rule_counts(c, len(task.human)))
         print(f"seed {seed}: {rows[-3:]}", flush=True)
@@ -142,7 +142,7 @@ def toolkit(seeds):
     rows = []
     for seed in seeds:
         start = time.perf_counter()
-        c = spalib.compare_metrics(task.human, task.metrics, statistic="spa", permutation="both", rng=seed,
+        c = spalib.compare_metrics(task.human, task.metrics, meta_metric="spa", permutation="both", rng=seed,
                                    signs="mtme", early_stopping=spalib.WMT_EARLY_STOPPING)
         rows.append({"seed": seed, "test set": "wmt23", "lp": "en-de", "significant SPA": c.n_significant,
                      "clusters SPA": int(c.ranks.max())})

@@ -58,7 +58,9 @@ from spalib.simulate import (
     correlation_test_pvalues,
     metric_test_pvalues,
     pair_test_pvalues,
+    RateDifference,
     promise_ledger,
+    rate_difference,
     rate_se,
     rejection_rates,
     simulate_replications,
@@ -81,6 +83,6 @@ __all__ = [
     "reproduction_ledger", "holm_adjusted",
     "simulate_task", "simulate_replications", "MetricModel", "DAModel", "SimulatedTask", "SimulatedReplications",
     "SimulationTruth", "pair_test_pvalues", "metric_test_pvalues", "correlation_test_pvalues", "rejection_rates",
-    "rate_se", "promise_ledger",
+    "rate_se", "rate_difference", "RateDifference", "promise_ledger",
 ]
 __version__ = "0.1.0"

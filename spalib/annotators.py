@@ -169,7 +169,7 @@ def _power_iv(delta, sigma, alpha, power, method):
 
 
 def judgements_for_power(delta, sigma, *, alpha: float = 0.05, power: float = 0.95,
-                         method: str = "t"):
+                         method: str = "t") -> float | np.ndarray:
     r"""Judgements needed to tell two systems apart with a two-sample t-test.
 
     Parameters
@@ -192,7 +192,8 @@ def judgements_for_power(delta, sigma, *, alpha: float = 0.05, power: float = 0.
     -------
     float or ndarray
         Total judgements for both systems, ``2 n1`` (not rounded), broadcast over ``delta`` and
-        ``sigma``; at least 4, two per system, the smallest design with a variance estimate (a
+        ``sigma`` as a NumPy function is (a float for two scalars, else an array of the broadcast
+        shape); at least 4, two per system, the smallest design with a variance estimate (a
         difference of many standard deviations needs no more).
 
     Notes

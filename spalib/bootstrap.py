@@ -41,6 +41,20 @@ PAIR_COLUMNS = ("first", "second")
 
 # --- pairs of systems as frames ------------------------------------------------------------
 
+def _tuple_pairs_iv(pairs) -> list[tuple]:
+    """``(a, b)`` system pairs as a list of 2-tuples (a non-empty sequence)."""
+    pairs = [tuple(p) for p in pairs]
+    if not pairs or any(len(p) != 2 for p in pairs):
+        raise ValueError("`pairs` must be a pair frame or a non-empty sequence of (system, system) pairs")
+    return pairs
+
+
+def _pair_frame_of(pairs: list[tuple]) -> pd.DataFrame:
+    """``(a, b)`` pairs as a pair frame: columns ``first`` and ``second`` (tuple keys kept whole)."""
+    return pd.DataFrame({side: pd.Series([p[k] for p in pairs], dtype=object)
+                         for k, side in enumerate(PAIR_COLUMNS)})
+
+
 def _pair_frame_iv(pairs, name: str = "pairs") -> pd.DataFrame:
     missing = [c for c in PAIR_COLUMNS if c not in pairs.columns]
     if missing:
@@ -180,9 +194,10 @@ class SystemBootstrap:
 
     Notes
     -----
-    ``pairs`` given as a frame (from :meth:`pairs` or :func:`system_pairs`) give labelled results:
-    a DataFrame (resamples x pairs) or a Series (pairs) indexed by the frame's columns.  A sequence
-    of ``(a, b)`` system labels gives plain arrays.
+    ``pairs``, a frame (from :meth:`pairs` or :func:`system_pairs`) or a sequence of ``(a, b)``
+    system labels, give labelled results: a DataFrame (resamples x pairs) or a Series (pairs)
+    indexed by the frame's columns, or by ``first`` and ``second`` for tuples (``.to_numpy()``
+    gives the array).
     """
 
     systems: pd.Index
@@ -201,10 +216,9 @@ class SystemBootstrap:
             first, second = (_side_keys(pairs, names, side) for side in PAIR_COLUMNS)
             labels = pd.MultiIndex.from_frame(pairs)
         else:
-            pairs = [tuple(p) for p in pairs]
-            if not pairs or any(len(p) != 2 for p in pairs):
-                raise ValueError("`pairs` must be a pair frame or a non-empty sequence of (system, system) pairs")
-            first, second, labels = [a for a, _ in pairs], [b for _, b in pairs], None
+            pairs = _tuple_pairs_iv(pairs)
+            first, second = [a for a, _ in pairs], [b for _, b in pairs]
+            labels = pd.MultiIndex.from_frame(_pair_frame_of(pairs))
         i = self.systems.get_indexer(pd.Index(first, tupleize_cols=self.systems.nlevels > 1))
         j = self.systems.get_indexer(pd.Index(second, tupleize_cols=self.systems.nlevels > 1))
         if (i < 0).any() or (j < 0).any():
@@ -218,28 +232,26 @@ class SystemBootstrap:
     def predictions(self, pairs):
         """``1`` where the first system of a pair scores better than the second (a tie is 0).
 
-        Returns an int8 array of shape (n_resamples, n_pairs), or for a pair frame a DataFrame
-        whose columns are the pairs.
+        Returns an int8 DataFrame (n_resamples x n_pairs) whose columns are the pairs: a pair
+        frame's columns, or ``first`` and ``second`` for ``(a, b)`` tuples.
         """
         i, j, labels = self._columns(pairs)
         out = self._better(self.scores[:, i], self.scores[:, j]).astype(np.int8)
-        return out if labels is None else pd.DataFrame(out, columns=labels, copy=False)
+        return pd.DataFrame(out, columns=labels, copy=False)
 
     def observed_predictions(self, pairs):
-        """The predictions on the rows as given, shape (n_pairs,) (a Series for a pair frame)."""
+        """The predictions on the rows as given: an int8 Series indexed by the pairs."""
         i, j, labels = self._columns(pairs)
-        out = self._better(self.observed[i], self.observed[j]).astype(np.int8)
-        return out if labels is None else pd.Series(out, index=labels)
+        return pd.Series(self._better(self.observed[i], self.observed[j]).astype(np.int8), index=labels)
 
     def one_sided_pvalues(self, pairs):
         """Bootstrap p-value of each pair's observed order: the share of resamples that do not
-        reproduce it (the one-sided test of Wei & Jia's Appendix E); a Series for a pair frame.
+        reproduce it (the one-sided test of Wei & Jia's Appendix E): a Series indexed by the pairs.
         """
         i, j, labels = self._columns(pairs)
         same = (self._better(self.scores[:, i], self.scores[:, j])
                 == self._better(self.observed[i], self.observed[j]))
-        out = 1.0 - same.mean(axis=0)
-        return out if labels is None else pd.Series(out, index=labels)
+        return pd.Series(1.0 - same.mean(axis=0), index=labels)
 
 
 def _sizes_iv(sample_size, labels, counts):
@@ -412,20 +424,20 @@ class PairLabels:
 
     Attributes
     ----------
-    pairs : DataFrame or list of tuple
+    pairs : DataFrame
         The labelled pairs (those dropped for a missing score are left out): the rows of the pair
-        frame given, or the ``(a, b)`` tuples.
-    labels : Series or ndarray of int8
-        ``1`` where the first system of a pair scores better, ``0`` where the second does; for a
-        pair frame, a Series indexed by its columns (as :meth:`SystemBootstrap.predictions`).
+        frame given, or a frame with columns ``first`` and ``second`` for ``(a, b)`` tuples.
+    labels : Series of int8
+        ``1`` where the first system of a pair scores better, ``0`` where the second does,
+        indexed by the columns of ``pairs`` (as :meth:`SystemBootstrap.predictions`).
     kept : ndarray of bool
         For each pair given, whether it was labelled.
     unscored : list
         The systems without a score (their pairs were dropped).
     """
 
-    pairs: pd.DataFrame | list
-    labels: pd.Series | np.ndarray
+    pairs: pd.DataFrame
+    labels: pd.Series
     kept: np.ndarray
     unscored: list
 
@@ -485,10 +497,8 @@ def pair_labels(scores, pairs, *, missing: str = "raise", lower_is_better: bool 
         names = list(scores.index.names)
         pairs = list(zip(*(_side_keys(frame, names, side) for side in PAIR_COLUMNS)))
     else:
-        frame = None
-        pairs = [tuple(p) for p in pairs]
-        if not pairs or any(len(p) != 2 for p in pairs):
-            raise ValueError("`pairs` must be a pair frame or a non-empty sequence of (system, system) pairs")
+        pairs = _tuple_pairs_iv(pairs)
+        frame = _pair_frame_of(pairs)
     named = {system for pair in pairs for system in pair}
     unscored = sorted((system for system in named if system not in values.index or pd.isna(values[system])),
                       key=str)
@@ -503,7 +513,5 @@ def pair_labels(scores, pairs, *, missing: str = "raise", lower_is_better: bool 
         if values[a] == values[b]:
             raise ValueError(f"systems {a!r} and {b!r} tie at {values[a]}: the pair has no label")
         labels[k] = (values[a] < values[b]) if lower_is_better else (values[a] > values[b])
-    if frame is None:
-        return PairLabels(labelled, labels, kept, unscored)
     frame = frame[kept]
     return PairLabels(frame, pd.Series(labels, index=pd.MultiIndex.from_frame(frame), name="label"), kept, unscored)

@@ -2,7 +2,7 @@
 
 ``spalib rank --test-set wmt23 --lp en-de --add MyMetric=my.seg.score`` ranks your metric among
 the released ones of a WMT test set, with significance clusters, intervals and, over several
-language pairs or statistics, the averaged ranking.
+language pairs or meta-metrics, the averaged ranking.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def _rank_parser(sub) -> None:
         "rank", help="rank metrics (yours among WMT's) with SPA, PA and acc_eq, clusters and intervals",
         description="Rank the metrics of an mt-metrics-eval test set, and your own (--add), by SPA, PA "
                     "and/or acc_eq, with PERM-BOTH significance clusters, bootstrap intervals and, over "
-                    "several language pairs or statistics, the WMT-style averaged ranking.")
+                    "several language pairs or meta-metrics, the WMT-style averaged ranking.")
     rank.add_argument("--test-set", required=True, help="an mt-metrics-eval test set, e.g. wmt23")
     rank.add_argument("--lp", action="append", required=True, metavar="LP",
                       help="a language pair, e.g. en-de (repeat for several)")
@@ -59,8 +59,9 @@ def _rank_parser(sub) -> None:
                            "for wmt24pp, which has none)")
     rank.add_argument("--lower-is-better", action="append", default=[], metavar="NAME",
                       help="a metric whose smaller scores are better (negated)")
-    rank.add_argument("--stat", nargs="+", choices=META_METRICS, default=["spa", "pa"],
-                      help="statistics to rank by (default: spa pa)")
+    rank.add_argument("--meta-metric", "--stat", dest="stat", nargs="+", choices=META_METRICS,
+                      default=["spa", "pa"], help="meta-metrics to rank by (default: spa pa; --stat is the "
+                                                  "same option)")
     rank.add_argument("--k", type=_count(0), default=1000,
                       help="PERM-BOTH draws per metric pair (default 1000; 0: no test, ranks by score)")
     rank.add_argument("--spa-resamples", type=_count(1), default=1000, help="SPA's sign patterns K (default 1000)")
@@ -79,7 +80,7 @@ def _rank_parser(sub) -> None:
     rank.add_argument("--output", type=Path, help="write the table here instead of to standard output")
     rank.add_argument("--quiet", action="store_true", help="no progress bars")
     rank.add_argument("--jobs", type=_count(1), default=1,
-                      help="run the comparisons (language pair x statistic) in this many processes; the results "
+                      help="run the comparisons (language pair x meta-metric) in this many processes; the results "
                            "are the same as with 1 (default 1)")
 
 
@@ -155,7 +156,7 @@ def _rank(args) -> int:
     executor = (concurrent.futures.ProcessPoolExecutor(args.jobs, mp_context=multiprocessing.get_context("spawn"))
                 if args.jobs > 1 else None)
     try:
-        ranking = rank_metrics(tasks, statistics=args.stat, n_resamples=args.k, rng=args.seed, signs=args.signs,
+        ranking = rank_metrics(tasks, meta_metrics=args.stat, n_resamples=args.k, rng=args.seed, signs=args.signs,
                                spa_resamples=args.spa_resamples, interval_resamples=args.bootstrap,
                                early_stopping=WMT_EARLY_STOPPING if args.wmt_early_stopping else None,
                                progress=not args.quiet, executor=executor)

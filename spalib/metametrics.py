@@ -18,7 +18,7 @@ from spalib._core.align import align_matrices, align_metrics, align_vectors
 from spalib._core.sign_matrix import signs_arguments_iv
 from spalib._core.extreme import count_extreme
 from spalib._core.validation import (choice_iv, flag_iv, int_iv, positive_int_iv, probability_iv, real_array_iv,
-                                     real_iv, rescaled, sums_iv)
+                                     real_iv, renamed_keyword, rescaled, sums_iv)
 from spalib._core.vocabulary import (ALTERNATIVES, META_METRICS, PVALUE_METHODS, SCHEMES, SPA_METHODS, TIES,
                                      Alternative, MetaMetric, PValueMethod, Scheme, SignRecipe, SpaMethod, Ties)
 from spalib.rank_correlations import kendall_tau, tie_calibration
@@ -238,9 +238,10 @@ def chance_levels(human, *, n_resamples: int = 200, spa_resamples: int = 1000, r
     Returns
     -------
     DataFrame
-        One row per statistic (``pa``, ``spa``, ``acc_eq``): ``expected`` (derived where it can
-        be, else the simulated mean), ``simulated`` (the mean over the random metrics), ``se``
-        (its Monte-Carlo standard error) and ``how`` the expected value was found.
+        One row per meta-metric (``pa``, ``spa``, ``acc_eq``; the index is named ``meta_metric``):
+        ``expected`` (derived where it can be, else the simulated mean), ``simulated`` (the mean
+        over the random metrics), ``se`` (its Monte-Carlo standard error) and ``how`` the
+        expected value was found.
 
     Notes
     -----
@@ -288,7 +289,7 @@ def chance_levels(human, *, n_resamples: int = 200, spa_resamples: int = 1000, r
         se = float(np.std(values, ddof=1) / np.sqrt(n_resamples)) if n_resamples > 1 else np.nan
         rows[stat] = {"expected": expected.get(stat, simulated), "simulated": simulated, "se": se,
                       "how": {"pa": "exact", "spa": "uniform p-values"}.get(stat, "simulation")}
-    return pd.DataFrame.from_dict(rows, orient="index").rename_axis("statistic")
+    return pd.DataFrame.from_dict(rows, orient="index").rename_axis("meta_metric")
 
 
 # --- significance of metric differences ----------------------------------------------------------
@@ -440,7 +441,7 @@ class MetricComparison:
         >>> rng = np.random.default_rng(0)
         >>> human = rng.random((4, 16))
         >>> c = compare_metrics(human, {"a": human + rng.random((4, 16)), "b": rng.random((4, 16))},
-        ...                     statistic="pa", n_resamples=20, rng=1)
+        ...                     meta_metric="pa", n_resamples=20, rng=1)
         >>> bool((c.null_draws("a", "b") == -c.null_draws("b", "a")).all())
         True
         """
@@ -477,7 +478,7 @@ class MetricComparison:
         >>> rng = np.random.default_rng(0)
         >>> human = rng.random((4, 16))
         >>> metrics = {"a": human + rng.random((4, 16)), "b": rng.random((4, 16))}
-        >>> two = compare_metrics(human, metrics, statistic="pa", n_resamples=200, rng=1, alternative="two-sided")
+        >>> two = compare_metrics(human, metrics, meta_metric="pa", n_resamples=200, rng=1, alternative="two-sided")
         >>> one = two.recount(alternative="greater")
         >>> bool(one.pvalues.loc["a", "b"] <= two.pvalues.loc["a", "b"])
         True
@@ -534,7 +535,7 @@ class _Plan:
 
 def _compare_metrics_iv(human, metrics, meta_metric, n_resamples, rng, signs, spa_resamples, spa_method, ties,
                         permutation, early_stopping, alpha, progress, alternative) -> _Plan:
-    meta_metric = choice_iv(meta_metric, "statistic", META_METRICS)
+    meta_metric = choice_iv(meta_metric, "meta_metric", META_METRICS)
     alternative = choice_iv(alternative, "alternative", ALTERNATIVES)
     spa_method = choice_iv(spa_method, "spa_method", SPA_METHODS)
     ties = choice_iv(ties, "ties", TIES)
@@ -548,7 +549,7 @@ def _compare_metrics_iv(human, metrics, meta_metric, n_resamples, rng, signs, sp
         raise TypeError(f"`early_stopping` must be None or an EarlyStopping, e.g. spalib.WMT_EARLY_STOPPING; "
                         f"got {early_stopping!r}")
     if meta_metric == "acc_eq" and early_stopping is not None:
-        raise ValueError("`early_stopping` applies to PERM-BOTH (statistic 'spa' or 'pa'), "
+        raise ValueError("`early_stopping` applies to PERM-BOTH (meta_metric 'spa' or 'pa'), "
                          "not to the acc_eq pairs test")
     h, raw, _ = align_metrics(human, metrics, minimum=2)
     if isinstance(signs, SignMatrix) and signs.n_segments != h.shape[1]:
@@ -563,7 +564,7 @@ def _compare_metrics_iv(human, metrics, meta_metric, n_resamples, rng, signs, sp
                  early_stopping=early_stopping, alpha=alpha, progress=progress)
 
 
-# --- the statistics the engine tests: pair(better, worse) -> (delta, tolerance, draw) ------------
+# --- the meta-metrics' testers: pair(better, worse) -> (delta, tolerance, draw) -------------------
 
 class _PerturbedMetrics:
     """PERM-BOTH (or PERM-INPUTS, PERM-SYSTEMS) draws: each swaps cells between the two metrics
@@ -691,8 +692,9 @@ class _TieCalibratedAccuracy:
             rng_kernels.sign_patterns(key, first, size, informative.size))
 
 
-_STATISTICS = {"pa": _PairwiseAccuracy, "normal": _NormalSPA, "permutation": _PermutationSPA,
-               "acc_eq": _TieCalibratedAccuracy}
+# each meta-metric's tester for the engine (SPA's by how its own p-values are computed)
+_TESTERS = {"pa": _PairwiseAccuracy, "normal": _NormalSPA, "permutation": _PermutationSPA,
+            "acc_eq": _TieCalibratedAccuracy}
 
 
 def _inputs_normal_spa_draws(a, b, upper, human_upper, mid):
@@ -724,7 +726,8 @@ def _spa_of_normal_pvalues(sums, squares, human_upper, mid):
     return meta.spa_of_rows(human_upper, sign_kernels.normal_upper_pvalues(sums, squares, mid))
 
 
-def compare_metrics(human, metrics: dict, *, statistic: MetaMetric = "spa", n_resamples: int = 1000,
+@renamed_keyword("statistic", "meta_metric")
+def compare_metrics(human, metrics: dict, *, meta_metric: MetaMetric = "spa", n_resamples: int = 1000,
                     rng=None, signs: SignRecipe | SignMatrix = "bits", spa_resamples: int = 1000,
                     spa_method: SpaMethod = "permutation", ties: Ties = "ge", permutation: Scheme = "both",
                     early_stopping: EarlyStopping | None = None, alpha: float = 0.05, progress: bool = False,
@@ -737,7 +740,7 @@ def compare_metrics(human, metrics: dict, *, statistic: MetaMetric = "spa", n_re
         Human segment scores, complete (no missing cells).
     metrics : dict of name -> DataFrame
         Each metric's segment scores on the same systems and segments.
-    statistic : {"spa", "pa", "acc_eq"}
+    meta_metric : {"spa", "pa", "acc_eq"}
         SPA, pairwise accuracy of system scores taken as segment means (as the SPA paper does), or
         the segment-level acc_eq with each metric's calibrated tie threshold, group-by-item, tested
         with the pairs test (WMT23-25 "acc-t"; :func:`spalib.pairs_permutation_test`; the
@@ -750,7 +753,7 @@ def compare_metrics(human, metrics: dict, *, statistic: MetaMetric = "spa", n_re
         from; ``settings["seed"]`` records it.  SPA's signs come from it, and each metric pair's
         draws from a stream keyed by it and the pair's two names: a pair's p-value is the same
         whether it is tested alone or among other metrics, and for one seed PA and SPA swap the
-        same cells (:func:`spalib.rank_metrics` gives each statistic a seed of its own).
+        same cells (:func:`spalib.rank_metrics` gives each meta-metric a seed of its own).
     signs : {"bits", "mtme"} or SignMatrix
         SPA's sign recipe (:data:`spalib.resampling.SIGN_RECIPES`).  ``"mtme"`` needs an int
         ``rng``: SPA's signs are then mt-metrics-eval's for that seed.
@@ -785,7 +788,7 @@ def compare_metrics(human, metrics: dict, *, statistic: MetaMetric = "spa", n_re
     ``p = #{draws: stat(b') - stat(a') >= stat(b) - stat(a)} / draws``, no +1, as in the
     reference.  SPA and PA are unchanged by z-scoring a metric (a positive affine map), so the
     reported scores are those of the raw metric.  The human p-values are computed once.
-    Every argument is checked before any draw, whatever the statistic uses of it.  Scores beyond
+    Every argument is checked before any draw, whatever the meta-metric uses of it.  Scores beyond
     ``2**±400`` in magnitude are first scaled by a power of two (exact), where their squares and
     variances would overflow or underflow.  A pair's draws are a counter-based stream (SplitMix64,
     as the simulation lab's): with early stopping a pair uses the first draws of the very stream
@@ -804,13 +807,13 @@ def compare_metrics(human, metrics: dict, *, statistic: MetaMetric = "spa", n_re
     >>> rng = np.random.default_rng(0)
     >>> human = pd.DataFrame(rng.random((4, 16)))
     >>> metrics = {"good": human + 0.1 * rng.random((4, 16)), "noisy": human + rng.random((4, 16))}
-    >>> compare_metrics(human, metrics, statistic="pa", n_resamples=100, rng=1).table()["metric"].tolist()
+    >>> compare_metrics(human, metrics, meta_metric="pa", n_resamples=100, rng=1).table()["metric"].tolist()
     ['good', 'noisy']
     """
-    plan = _compare_metrics_iv(human, metrics, statistic, n_resamples, rng, signs, spa_resamples, spa_method,
+    plan = _compare_metrics_iv(human, metrics, meta_metric, n_resamples, rng, signs, spa_resamples, spa_method,
                                ties, permutation, early_stopping, alpha, progress, alternative)
     kind = plan.meta_metric if plan.meta_metric != "spa" else plan.spa_method
-    stat = _STATISTICS[kind](plan)
+    stat = _TESTERS[kind](plan)
     order = sorted(plan.raw, key=lambda n: (-stat.scores[n], n))
     if plan.early_stopping is not None:
         stopping = plan.early_stopping

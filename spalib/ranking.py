@@ -1,7 +1,7 @@
 """Ranking metrics the way WMT does: per task, with confidence intervals, averaged over tasks.
 
 :func:`rank_metrics` is the one call from segment scores (one :class:`~spalib.data.SegmentTask`
-per language pair) to a table: for every task and statistic (SPA, PA, acc_eq) the scores, the
+per language pair) to a table: for every task and meta-metric (SPA, PA, acc_eq) the scores, the
 significance clusters of :func:`spalib.compare_metrics`, a bootstrap interval per metric
 (:func:`metric_intervals`), and the WMT23/24 averaged ranking (:func:`average_comparisons`,
 whose significance comes from the same PERM-BOTH draws).
@@ -21,7 +21,7 @@ from spalib._core import bootstrap, engine, meta, signs as sign_kernels
 from spalib._core.align import align_metrics
 from spalib._core.extreme import count_extreme
 from spalib._core.validation import (choice_iv, flag_iv, int_iv, labels_iv, names_iv, positive_int_iv, probability_iv,
-                                     real_iv, rescaled, rng_iv, sums_iv, threading_layer)
+                                     real_iv, renamed_keyword, rescaled, rng_iv, sums_iv, threading_layer)
 from spalib._core.sign_matrix import signs_arguments_iv
 from spalib._core.vocabulary import META_METRICS, MetaMetric, SignRecipe
 from spalib.metametrics import EarlyStopping, MetricComparison, compare_metrics, significance_ranks, _without_test
@@ -55,8 +55,8 @@ class _WholeTable(pd.DataFrame):
         return self.to_string()
 
 
-def _metric_intervals_iv(human, metrics, statistic, confidence_level, n_resamples, rng, epsilons):
-    statistic = choice_iv(statistic, "statistic", META_METRICS)
+def _metric_intervals_iv(human, metrics, meta_metric, confidence_level, n_resamples, rng, epsilons):
+    meta_metric = choice_iv(meta_metric, "meta_metric", META_METRICS)
     confidence_level = probability_iv(confidence_level, "confidence_level")
     n_resamples = positive_int_iv(n_resamples, "n_resamples")
     rng = rng_iv(rng)
@@ -66,13 +66,14 @@ def _metric_intervals_iv(human, metrics, statistic, confidence_level, n_resample
         if not isinstance(epsilons, dict) or set(epsilons) != set(names):
             raise ValueError("`epsilons` must be a dict with one tie threshold per metric of `metrics`")
         epsilons = {n: real_iv(epsilons[n], f"epsilons[{n!r}]", low=0.0) for n in names}
-    if statistic != "acc_eq":
+    if meta_metric != "acc_eq":
         # SPA and PA do not change under a positive scale: keep squares and sums in range
         h, aligned = rescaled(h), {n: rescaled(m) for n, m in aligned.items()}
-    return statistic, confidence_level, n_resamples, rng, names, h, np.stack(list(aligned.values())), epsilons
+    return meta_metric, confidence_level, n_resamples, rng, names, h, np.stack(list(aligned.values())), epsilons
 
 
-def metric_intervals(human, metrics: dict, *, statistic: str = "spa", confidence_level: float = 0.95,
+@renamed_keyword("statistic", "meta_metric")
+def metric_intervals(human, metrics: dict, *, meta_metric: MetaMetric = "spa", confidence_level: float = 0.95,
                      n_resamples: int = 1000, rng=None, epsilons: dict | None = None) -> pd.DataFrame:
     """Percentile bootstrap intervals of each metric's SPA, PA or acc_eq, segments resampled.
 
@@ -82,7 +83,7 @@ def metric_intervals(human, metrics: dict, *, statistic: str = "spa", confidence
         Human segment scores, complete.
     metrics : dict of name -> DataFrame
         Each metric's segment scores on the same systems and segments.
-    statistic : {"spa", "pa", "acc_eq"}
+    meta_metric : {"spa", "pa", "acc_eq"}
         As in :func:`spalib.compare_metrics`.
     confidence_level : float
         E.g. 0.95.
@@ -102,7 +103,7 @@ def metric_intervals(human, metrics: dict, *, statistic: str = "spa", confidence
     Notes
     -----
     A sample draws the test set's segments with replacement (every system keeps its output on
-    a drawn segment) and recomputes the statistic; the interval is the ``(1 - level) / 2`` and
+    a drawn segment) and recomputes the meta-metric; the interval is the ``(1 - level) / 2`` and
     ``(1 + level) / 2`` percentiles of the samples (scipy's ``method="percentile"``).  SPA is
     recomputed with normal-approximation p-values (the central-limit approximation of the
     sign-flip distribution, close to the exact p-value when there are many segments; the
@@ -119,20 +120,20 @@ def metric_intervals(human, metrics: dict, *, statistic: str = "spa", confidence
     --------
     >>> rng = np.random.default_rng(0)
     >>> human = pd.DataFrame(rng.random((4, 30)))
-    >>> ci = metric_intervals(human, {"m": human + rng.random((4, 30))}, statistic="pa", rng=1)
+    >>> ci = metric_intervals(human, {"m": human + rng.random((4, 30))}, meta_metric="pa", rng=1)
     >>> bool(ci.loc["m", "low"] <= ci.loc["m", "high"])
     True
     """
-    statistic, level, n_resamples, rng, names, human, metrics, epsilons = _metric_intervals_iv(
-        human, metrics, statistic, confidence_level, n_resamples, rng, epsilons)
+    meta_metric, level, n_resamples, rng, names, human, metrics, epsilons = _metric_intervals_iv(
+        human, metrics, meta_metric, confidence_level, n_resamples, rng, epsilons)
     n_segments = human.shape[1]
     draws = rng.integers(0, n_segments, size=(n_resamples, n_segments))
     offsets = n_segments * np.arange(n_resamples)[:, None]
     counts = np.bincount((draws + offsets).ravel(), minlength=n_resamples * n_segments)
     counts = counts.reshape(n_resamples, n_segments).astype(np.float64)
-    if statistic == "spa":
+    if meta_metric == "spa":
         samples = bootstrap._bootstrap_spa_normal(human, metrics, counts, False)
-    elif statistic == "pa":
+    elif meta_metric == "pa":
         tol = max(sign_kernels.tie_tolerance(m) for m in metrics)
         metric_sums = np.stack([bootstrap._resample_sums(counts, m) for m in metrics])
         samples = bootstrap._bootstrap_pa(bootstrap._resample_sums(counts, human), metric_sums, tol)
@@ -223,9 +224,9 @@ def average_comparisons(comparisons: dict, *, weights: dict | None = None, alpha
     ``AverageCorrMatrix``).  Metrics missing from a task are left out of the average
     (``settings["left_out"]``).
 
-    Summing draws assumes the tasks' nulls are independent.  Two statistics of one language pair
+    Summing draws assumes the tasks' nulls are independent.  Two meta-metrics of one language pair
     (SPA and PA, say) share its data, so their nulls are correlated when drawn with the same
-    swaps; drawn independently (as :func:`rank_metrics` does: each statistic has a seed of its
+    swaps; drawn independently (as :func:`rank_metrics` does: each meta-metric has a seed of its
     own) their sum spreads too little and the averaged p-values come out too small (the
     "Use it on your own metric" chapter measures it).  The average is sound over language pairs,
     whose data are independent.
@@ -240,7 +241,7 @@ def average_comparisons(comparisons: dict, *, weights: dict | None = None, alpha
     >>> rng = np.random.default_rng(0)
     >>> human = pd.DataFrame(rng.random((5, 24)))
     >>> metrics = {"good": human + 0.2 * rng.random((5, 24)), "noisy": human + rng.random((5, 24))}
-    >>> tasks = {t: compare_metrics(human, metrics, statistic="pa", n_resamples=50, rng=t) for t in (1, 2)}
+    >>> tasks = {t: compare_metrics(human, metrics, meta_metric="pa", n_resamples=50, rng=t) for t in (1, 2)}
     >>> average_comparisons(tasks).scores.index.tolist()
     ['good', 'noisy']
     """
@@ -280,11 +281,11 @@ class MetricRanking:
 
     Attributes
     ----------
-    comparisons : dict of (task, statistic) -> MetricComparison
-    intervals : dict of (task, statistic) -> DataFrame
+    comparisons : dict of (task, meta-metric) -> MetricComparison
+    intervals : dict of (task, meta-metric) -> DataFrame
         Bootstrap ``low`` / ``high`` per metric (empty dict without intervals).
     average : AveragedComparison or None
-        The averaged ranking over all (task, statistic) pairs; None for a single one.
+        The averaged ranking over all (task, meta-metric) pairs; None for a single one.
     settings : dict
         The arguments that produced the ranking; ``seed`` (the int given, or the one drawn from
         a Generator: passed as ``rng`` it gives the same comparisons; each comparison's
@@ -301,7 +302,7 @@ class MetricRanking:
     warnings: list = field(default_factory=list)
 
     def versus(self, name: str, baselines) -> pd.DataFrame:
-        """Is ``name`` better than each baseline?  One row per task, statistic and baseline.
+        """Is ``name`` better than each baseline?  One row per task, meta-metric and baseline.
 
         Parameters
         ----------
@@ -313,7 +314,7 @@ class MetricRanking:
         Returns
         -------
         DataFrame
-            Columns ``task``, ``statistic``, ``baseline``, ``score`` (of ``name``), ``baseline
+            Columns ``task``, ``meta_metric``, ``baseline``, ``score`` (of ``name``), ``baseline
             score``, ``difference``, ``p-value`` (two-sided, from the draws already made),
             ``draws`` (fewer than ``n_resamples`` where early stopping ended the test),
             ``extreme draws`` (how many draws were at least as extreme; 0 means p < 1/draws) and
@@ -341,7 +342,7 @@ class MetricRanking:
             for baseline in baselines:
                 delta = comparison.scores[name] - comparison.scores[baseline]
                 if _made_without_test(comparison):   # n_resamples=0: no p-value, no verdict
-                    rows.append({"task": task, "statistic": stat, "baseline": baseline,
+                    rows.append({"task": task, "meta_metric": stat, "baseline": baseline,
                                  "score": comparison.scores[name], "baseline score": comparison.scores[baseline],
                                  "difference": delta, "p-value": np.nan, "draws": 0, "extreme draws": 0,
                                  "verdict": "not tested"})
@@ -353,7 +354,7 @@ class MetricRanking:
                 p = extreme / null.size
                 verdict = ("not distinguishable" if p > comparison.alpha
                            else "better" if delta > 0 else "worse")
-                rows.append({"task": task, "statistic": stat, "baseline": baseline,
+                rows.append({"task": task, "meta_metric": stat, "baseline": baseline,
                              "score": comparison.scores[name],
                              "baseline score": comparison.scores[baseline], "difference": delta,
                              "p-value": p, "draws": null.size, "extreme draws": extreme,
@@ -373,7 +374,7 @@ class MetricRanking:
 
     def table(self) -> pd.DataFrame:
         """One row per metric, best first: the averaged rank and score (several tasks), then per
-        task and statistic the score, its interval and its significance cluster.
+        task and meta-metric the score, its interval and its significance cluster.
         """
         first = self.average if self.average is not None else next(iter(self.comparisons.values()))
         order = list(first.scores.index)
@@ -444,7 +445,7 @@ class MetricRanking:
         stop = (f" with early stopping (blocks of {stopping.block_size} draws; stop once p < "
                 f"{stopping.early_min} or p > {stopping.early_max})" if stopping is not None
                 else ", no early stopping")
-        stats = s["statistics"]
+        stats = s["meta_metrics"]
         tests = []
         if {"spa", "pa"} & set(stats):
             tests.append(f"PERM-BOTH, {s['n_resamples']} draws per metric pair{stop}")
@@ -459,7 +460,7 @@ class MetricRanking:
                          f"({s['interval_resamples']} samples; SPA with normal-limit p-values, acc_eq at fixed "
                          "thresholds).")
         if self.average is not None:
-            parts.append("Average: equal weight per task and statistic" + ("; its clusters from the summed draws."
+            parts.append("Average: equal weight per task and meta-metric" + ("; its clusters from the summed draws."
                                                                           if s["n_resamples"] else "."))
         return parts + list(s.get("tasks", {}).values())
 
@@ -558,7 +559,7 @@ def _warnings_of_added_metrics(tasks: dict) -> list[str]:
             for line in _added_metric_warnings(str(name), task.human, task.metrics, task.report)]
 
 
-def _rank_metrics_iv(tasks, statistics, n_resamples, rng, signs, spa_resamples, early_stopping, alpha,
+def _rank_metrics_iv(tasks, meta_metrics, n_resamples, rng, signs, spa_resamples, early_stopping, alpha,
                      interval_resamples, confidence_level, progress, executor):
     """Every argument of :func:`rank_metrics`, checked before the first draw of the first task."""
     if not isinstance(tasks, dict) or not tasks:
@@ -574,16 +575,16 @@ def _rank_metrics_iv(tasks, statistics, n_resamples, rng, signs, spa_resamples, 
         if isinstance(signs, SignMatrix) and signs.n_segments != human.shape[1]:
             raise ValueError(f"`signs` cover {signs.n_segments} segments, task {name!r} has {human.shape[1]}")
         prepared[str(name)] = pair, aligned
-    statistics = (statistics,) if isinstance(statistics, str) else tuple(statistics)
-    if not statistics:
-        raise ValueError("`statistics` must name at least one of spa, pa, acc_eq")
-    statistics = tuple(choice_iv(s, "statistics", META_METRICS) for s in statistics)
+    meta_metrics = (meta_metrics,) if isinstance(meta_metrics, str) else tuple(meta_metrics)
+    if not meta_metrics:
+        raise ValueError("`meta_metrics` must name at least one of spa, pa, acc_eq")
+    meta_metrics = tuple(choice_iv(s, "meta_metrics", META_METRICS) for s in meta_metrics)
     for name, (_, aligned) in prepared.items():   # what compare_metrics would refuse, before any task runs
         for metric, m in aligned.items():
-            sums_iv(m if "acc_eq" in statistics else rescaled(m), f"tasks[{name!r}] metrics[{metric!r}]")
+            sums_iv(m if "acc_eq" in meta_metrics else rescaled(m), f"tasks[{name!r}] metrics[{metric!r}]")
     prepared = {name: pair for name, (pair, _) in prepared.items()}
-    if len(set(statistics)) != len(statistics):
-        raise ValueError(f"`statistics` names a statistic twice: {statistics}")
+    if len(set(meta_metrics)) != len(meta_metrics):
+        raise ValueError(f"`meta_metrics` names a meta-metric twice: {meta_metrics}")
     int_iv(n_resamples, "n_resamples", low=0)
     spa_resamples, checked_rng, signs = signs_arguments_iv(spa_resamples, rng, signs, count="spa_resamples")
     if early_stopping is not None and not isinstance(early_stopping, EarlyStopping):
@@ -600,13 +601,13 @@ def _rank_metrics_iv(tasks, statistics, n_resamples, rng, signs, spa_resamples, 
     interval_rng = checked_rng if signs == "mtme" else checked_rng.spawn(1)[0]   # before the seed's draw
     seed = engine.root_seed(rng)
     if signs == "mtme":   # the toolkit seeds every task alike
-        seeds = dict.fromkeys([(task, stat) for task in prepared for stat in statistics], seed)
-    else:   # a seed of its own for each (task, statistic): independent swaps, as WMT's runs
-        seeds = {(task, stat): engine.derived_seed(seed, task, stat) for task in prepared for stat in statistics}
+        seeds = dict.fromkeys([(task, stat) for task in prepared for stat in meta_metrics], seed)
+    else:   # a seed of its own for each (task, meta-metric): independent swaps, as WMT's runs
+        seeds = {(task, stat): engine.derived_seed(seed, task, stat) for task in prepared for stat in meta_metrics}
     seeds[None] = interval_rng
     warnings = _warnings_of_added_metrics(tasks)
     summaries = {str(name): task_summary(task.report) for name, task in tasks.items() if hasattr(task, "report")}
-    return prepared, statistics, interval_resamples, confidence_level, seed, seeds, warnings, summaries
+    return prepared, meta_metrics, interval_resamples, confidence_level, seed, seeds, warnings, summaries
 
 
 def _executor_iv(executor) -> None:
@@ -647,7 +648,8 @@ def _run_comparisons(jobs: dict, executor, progress: bool) -> dict:
         raise
 
 
-def rank_metrics(tasks: dict, *, statistics: MetaMetric | Sequence[MetaMetric] = ("spa", "pa"),
+@renamed_keyword("statistics", "meta_metrics")
+def rank_metrics(tasks: dict, *, meta_metrics: MetaMetric | Sequence[MetaMetric] = ("spa", "pa"),
                  n_resamples: int = 1000, rng=None, signs: SignRecipe | SignMatrix = "bits",
                  spa_resamples: int = 1000, early_stopping: EarlyStopping | None = None, alpha: float = 0.05,
                  interval_resamples: int = 1000, confidence_level: float = 0.95,
@@ -658,15 +660,15 @@ def rank_metrics(tasks: dict, *, statistics: MetaMetric | Sequence[MetaMetric] =
     ----------
     tasks : dict of name -> SegmentTask or (human, metrics)
         E.g. ``{"en-de": spalib.data.segment_task(spalib.data.load_mtme("wmt23", "en-de"))}``.
-    statistics : str or sequence of {"spa", "pa", "acc_eq"}
-        What to rank by; every (task, statistic) is one column of the table.
+    meta_metrics : str or sequence of {"spa", "pa", "acc_eq"}
+        What to rank by; every (task, meta-metric) is one column of the table.
     n_resamples, signs, spa_resamples, early_stopping, alpha
         As in :func:`spalib.compare_metrics` (``n_resamples=0``: no test; ranks are positions by
         score, the average's too, as mt-metrics-eval's ``k = 0``).
     rng : None, int or Generator
-        One seed for everything: each (task, statistic) gets an int seed of its own derived from
+        One seed for everything: each (task, meta-metric) gets an int seed of its own derived from
         it (by their names) and the intervals a stream of their own (``signs="mtme"`` needs an
-        int, used by every task and statistic as the toolkit does).
+        int, used by every task and meta-metric as the toolkit does).
     interval_resamples : int
         Bootstrap samples per interval (0: no intervals).
     confidence_level : float
@@ -675,7 +677,7 @@ def rank_metrics(tasks: dict, *, statistics: MetaMetric | Sequence[MetaMetric] =
         Progress bars (with time estimates) over each task's metric pairs (with an ``executor``:
         one bar over the finished comparisons).
     executor : concurrent.futures.Executor, optional
-        Runs the comparisons, one (task, statistic) each, e.g. a
+        Runs the comparisons, one (task, meta-metric) each, e.g. a
         ``ProcessPoolExecutor(mp_context=multiprocessing.get_context("spawn"))`` or a Dask
         cluster's ``client.get_executor()``; the results are identical to a serial run.  A
         fork-context process pool, and a thread pool on numba's workqueue threading layer, are
@@ -690,10 +692,10 @@ def rank_metrics(tasks: dict, *, statistics: MetaMetric | Sequence[MetaMetric] =
     Notes
     -----
     Each comparison is exactly :func:`spalib.compare_metrics` on that task; intervals are
-    :func:`metric_intervals`; with several (task, statistic) pairs the average is
+    :func:`metric_intervals`; with several (task, meta-metric) pairs the average is
     :func:`average_comparisons` with equal weights.  Each metric pair of each comparison draws
-    from a stream keyed by its (task, statistic)'s seed and the two names, so where it runs,
-    and which other tasks, statistics or metrics are ranked with it, do not change it; the intervals
+    from a stream keyed by its (task, meta-metric)'s seed and the two names, so where it runs,
+    and which other tasks, meta-metrics or metrics are ranked with it, do not change it; the intervals
     draw from one stream in task order, in the calling process, after the comparisons.  Metrics
     added to a
     :class:`~spalib.data.SegmentTask` (``extra_metrics``) are checked before any draw: one that
@@ -710,34 +712,34 @@ def rank_metrics(tasks: dict, *, statistics: MetaMetric | Sequence[MetaMetric] =
     >>> rng = np.random.default_rng(0)
     >>> human = pd.DataFrame(rng.random((4, 16)))
     >>> metrics = {"good": human + 0.1 * rng.random((4, 16)), "noisy": human + rng.random((4, 16))}
-    >>> ranking = rank_metrics({"toy": (human, metrics)}, statistics="pa", n_resamples=100, rng=1)
+    >>> ranking = rank_metrics({"toy": (human, metrics)}, meta_metrics="pa", n_resamples=100, rng=1)
     >>> ranking.table()["toy pa rank"].tolist()
     [1, 1]
     """
-    prepared, statistics, interval_resamples, confidence_level, seed, seeds, warnings, summaries = _rank_metrics_iv(
-        tasks, statistics, n_resamples, rng, signs, spa_resamples, early_stopping, alpha, interval_resamples,
+    prepared, meta_metrics, interval_resamples, confidence_level, seed, seeds, warnings, summaries = _rank_metrics_iv(
+        tasks, meta_metrics, n_resamples, rng, signs, spa_resamples, early_stopping, alpha, interval_resamples,
         confidence_level, progress, executor)
     interval_rng = seeds[None]
     interval_seed = engine.describe_seed(interval_rng)   # before its first draw
     jobs = {}
     for task, (human, metrics) in prepared.items():
-        for stat in statistics:
+        for stat in meta_metrics:
             kw = {} if stat == "acc_eq" else dict(signs=signs, spa_resamples=spa_resamples,
                                                  early_stopping=early_stopping)
-            jobs[(task, stat)] = (human, metrics), dict(statistic=stat, n_resamples=n_resamples, rng=seeds[task, stat],
-                                                        alpha=alpha, **kw)
+            jobs[(task, stat)] = (human, metrics), dict(meta_metric=stat, n_resamples=n_resamples,
+                                                        rng=seeds[task, stat], alpha=alpha, **kw)
     comparisons = _run_comparisons(jobs, executor, progress)
     intervals = {}
     if interval_resamples:
         for (task, stat), comparison in comparisons.items():
             human, metrics = prepared[task]
             intervals[(task, stat)] = metric_intervals(
-                human, metrics, statistic=stat, confidence_level=confidence_level, n_resamples=interval_resamples,
+                human, metrics, meta_metric=stat, confidence_level=confidence_level, n_resamples=interval_resamples,
                 rng=interval_rng, epsilons=comparison.settings.get("epsilons"))
     average = None
     if len(comparisons) > 1:
         average = average_comparisons({f"{t} {s}": c for (t, s), c in comparisons.items()}, alpha=alpha)
-    settings = dict(statistics=statistics, n_resamples=n_resamples,
+    settings = dict(meta_metrics=meta_metrics, n_resamples=n_resamples,
                     signs=signs if isinstance(signs, str) else "prepared", spa_resamples=spa_resamples,
                     early_stopping=early_stopping, alpha=alpha, interval_resamples=interval_resamples,
                     confidence_level=confidence_level, tasks=summaries,

@@ -36,15 +36,17 @@ import numpy as np
 import pandas as pd
 
 from spalib._core import engine, meta, signs as sign_kernels, simulation_kernels
-from spalib._core.vocabulary import ALTERNATIVES, PERM_STATISTICS, SCHEMES, Alternative, PermStatistic, Scheme
+from spalib._core.vocabulary import ALTERNATIVES, PERM_META_METRICS, SCHEMES, Alternative, PermMetaMetric, Scheme
 from spalib._core.validation import (
     choice_iv,
+    flag_iv,
     int_iv,
     labels_iv,
     positive_int_iv,
     probability_iv,
     real_array_iv,
     real_iv,
+    renamed_keyword,
     rescaled_rows,
     rng_iv,
 )
@@ -503,8 +505,9 @@ def pair_test_pvalues(differences, *, n_resamples: int = 1000, rng=None) -> pd.D
                          "two_sided": two / n_resamples})
 
 
+@renamed_keyword("statistic", "meta_metric")
 def metric_test_pvalues(replications: SimulatedReplications, first: str, second: str, *,
-                        statistic: PermStatistic = "pa", permutation: Scheme = "both",
+                        meta_metric: PermMetaMetric = "pa", permutation: Scheme = "both",
                         alternative: Alternative | tuple[Alternative, ...] = "greater",
                         n_resamples: int = 1000, early_stopping=None, rng=None) -> pd.DataFrame:
     """The test of two metrics that :func:`spalib.compare_metrics` runs, in every replication.
@@ -514,7 +517,7 @@ def metric_test_pvalues(replications: SimulatedReplications, first: str, second:
     replications : SimulatedReplications
     first, second : str
         The two metrics' names.
-    statistic : {"pa", "spa"}
+    meta_metric : {"pa", "spa"}
         Pairwise accuracy, or SPA with normal-limit p-values (``spa_method="normal"``).
     permutation : {"both", "inputs", "systems"}
         PERM-BOTH, PERM-INPUTS or PERM-SYSTEMS.
@@ -540,7 +543,7 @@ def metric_test_pvalues(replications: SimulatedReplications, first: str, second:
     Notes
     -----
     Each replication runs the test as :func:`spalib.compare_metrics` does (z-scored metrics,
-    the library's statistic and swap kernels, ``p = extreme / draws``), with its own swap
+    the library's meta-metric and swap kernels, ``p = extreme / draws``), with its own swap
     stream; when the two scores tie, ``first`` is taken as the better.
 
     References
@@ -561,7 +564,7 @@ def metric_test_pvalues(replications: SimulatedReplications, first: str, second:
     for name, value in (("first", first), ("second", second)):
         if value not in replications.metrics:
             raise ValueError(f"`{name}` must name a simulated metric ({sorted(replications.metrics)}); got {value!r}")
-    statistic = choice_iv(statistic, "statistic", PERM_STATISTICS)
+    meta_metric = choice_iv(meta_metric, "meta_metric", PERM_META_METRICS)
     permutation = choice_iv(permutation, "permutation", SCHEMES)
     alternatives = _alternatives_iv(alternative)
     n_resamples = positive_int_iv(n_resamples, "n_resamples")
@@ -583,7 +586,7 @@ def metric_test_pvalues(replications: SimulatedReplications, first: str, second:
     z_first, z_second = (np.stack([meta.zscored(m) for m in replications.metrics[name]]) for name in (first, second))
     delta, greater, two_sided, used = simulation_kernels.metric_test_counts(
         np.ascontiguousarray(rescaled_rows(human)), z_first, z_second,
-        PERM_STATISTICS.index(statistic), SCHEMES.index(permutation), n_resamples,
+        PERM_META_METRICS.index(meta_metric), SCHEMES.index(permutation), n_resamples,
         stop.block_size if early_stopping else n_resamples, stop.early_min if early_stopping else -1.0,
         stop.early_max if early_stopping else 2.0, alternative == "two-sided", seed)
     pvalues = {"greater": greater / used, "two-sided": two_sided / used}
@@ -769,6 +772,90 @@ def rate_se(rate, n):
         return np.sqrt(rate * (1 - rate) / n)
     se = np.sqrt(values * (1 - values) / counts)
     return float(se) if se.ndim == 0 else se
+
+
+@dataclass(frozen=True)
+class RateDifference:
+    """The difference of two Monte-Carlo rates (:func:`rate_difference`).
+
+    Attributes
+    ----------
+    difference : float
+        ``rate(first) - rate(second)``.
+    se : float
+        Its Monte-Carlo standard error.
+    z : float
+        ``difference / se`` (NaN when both are 0; infinite when only ``se`` is).
+    paired : bool
+        Whether the outcomes were paired by replication.
+    """
+
+    difference: float
+    se: float
+    z: float
+    paired: bool
+
+
+def rate_difference(first, second, *, paired: bool = True) -> RateDifference:
+    """The difference of two rates (rejections, coverage, findings) and its Monte-Carlo standard
+    error.
+
+    Parameters
+    ----------
+    first, second : array_like of bool or 0/1
+        Each replication's outcome (1: the test rejected, the interval covered, ...), 1-D.
+    paired : bool
+        True: outcome ``i`` of both comes from the same replication (the same simulated test
+        set), so they must have the same length.  False: independent replications.
+
+    Returns
+    -------
+    RateDifference
+
+    Notes
+    -----
+    Paired, the standard error is that of the mean of the differences ``d_i = first_i -
+    second_i``: ``sqrt(var(d) / n)`` with the plug-in variance (``ddof=0``, as :func:`rate_se`'s
+    binomial one).  Only the replications where the outcomes differ move it, so it is much
+    smaller than the independent one when the two tests mostly agree.  Independent:
+    ``sqrt(rate_se(r1, n1)**2 + rate_se(r2, n2)**2)``.
+
+    References
+    ----------
+    Morris, T. P., White, I. R. and Crowther, M. J. (2019). Using simulation studies to evaluate
+    statistical methods. Statistics in Medicine 38(11). (Section 5.2: comparing methods on the
+    same data sets.)
+
+    Examples
+    --------
+    >>> d = rate_difference([1, 1, 0, 1], [1, 0, 0, 1])
+    >>> float(d.difference), round(float(d.se), 4)
+    (0.25, 0.2165)
+    """
+    flag_iv(paired, "paired")
+    outcomes = []
+    for name, value in (("first", first), ("second", second)):
+        array = np.asarray(value)
+        if array.ndim != 1 or array.size == 0:
+            raise ValueError(f"`{name}` must be a non-empty 1-D sequence of outcomes; got shape {array.shape}")
+        if array.dtype.kind not in "biuf" or not np.isin(array, (0, 1)).all():
+            raise ValueError(f"`{name}` must hold outcomes: booleans or 0/1")
+        outcomes.append(array.astype(np.float64))
+    a, b = outcomes
+    if paired:
+        if a.size != b.size:
+            raise ValueError(f"paired outcomes come from the same replications: `first` has {a.size}, "
+                             f"`second` {b.size}")
+        if (isinstance(first, pd.Series) and isinstance(second, pd.Series)
+                and not first.index.equals(second.index)):
+            raise ValueError("paired outcomes must have the same index (the same replications, in order)")
+        d = a - b
+        difference, se = float(d.mean()), float(d.std() / np.sqrt(d.size))
+    else:
+        difference = float(a.mean() - b.mean())
+        se = float(np.sqrt(rate_se(a.mean(), a.size) ** 2 + rate_se(b.mean(), b.size) ** 2))
+    z = difference / se if se > 0 else (np.nan if difference == 0 else np.copysign(np.inf, difference))
+    return RateDifference(difference, se, float(z), paired)
 
 
 PROMISE_VERDICTS = ("kept", "above", "below")

@@ -154,3 +154,18 @@ def test_row47_ledger_refuses_an_infinite_published_number():
         spalib.reproduction_ledger(ledger_toy(published=np.inf, rounding=0.01))
     with pytest.raises(ValueError, match=r"`ours\['r'\]` must be a finite number"):
         spalib.reproduction_ledger(ledger_toy(ours=np.inf))
+
+
+def test_p43_normal_pvalues_of_tiny_differences_beside_a_large_score_are_those_of_the_rows_alone():
+    """bad-input p_resampling#43: rows of about 1e-170 beside a row of about 1 had their squared
+    differences underflow (p = 1.0); each such pair is now summed again, exactly rescaled."""
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(4, 30))
+    x[0] += 1.0
+    x[1:] *= 1e-170
+    upper = np.triu_indices(3, 1)
+    together = spalib.pairwise_pvalues(x, method="normal")[1:, 1:][upper]
+    alone = spalib.pairwise_pvalues(x[1:], method="normal")[upper]
+    np.testing.assert_allclose(together, alone, rtol=1e-12)
+    np.testing.assert_allclose(together, [0.339, 0.158, 0.218], atol=5e-4)   # the review's values
+    assert spalib.pairwise_pvalues(np.vstack([x[:1], x[1:2], x[1:2]]), method="normal")[1, 2] == 1.0  # identical

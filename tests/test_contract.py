@@ -43,7 +43,7 @@ def test_row_11_spa_normal_of_huge_metric_scores_is_unchanged():
 
 
 @pytest.mark.parametrize("scale", [1e160, 1e300, 1e-250, 2.0 ** 900])
-@pytest.mark.parametrize("kw", [dict(statistic="spa"), dict(statistic="pa"), dict(spa_method="normal")])
+@pytest.mark.parametrize("kw", [dict(meta_metric="spa"), dict(meta_metric="pa"), dict(spa_method="normal")])
 def test_rows_12_to_15_compare_metrics_of_scaled_metrics_equals_the_unscaled(scale, kw):
     human, metrics = comparison_toy()
     args = dict(n_resamples=60, spa_resamples=100, rng=4, **kw)
@@ -92,7 +92,7 @@ def test_pvalue_arguments_are_checked_on_every_method(method, bad, message):
 def test_compare_metrics_checks_arguments_its_statistic_does_not_use(statistic, bad, message):
     human, metrics = comparison_toy()
     with pytest.raises((ValueError, TypeError), match=message):
-        spalib.compare_metrics(human, metrics, statistic=statistic, n_resamples=10, **bad)
+        spalib.compare_metrics(human, metrics, meta_metric=statistic, n_resamples=10, **bad)
 
 
 def test_row_10_mtme_signs_with_a_negative_seed_name_rng():
@@ -133,7 +133,7 @@ def test_row_43_rank_metrics_checks_confidence_level_before_any_draw(monkeypatch
 def test_row_44_task_names_equal_as_strings_are_refused():
     human, metrics = comparison_toy()
     with pytest.raises(ValueError, match="duplicate labels"):
-        spalib.rank_metrics({1: (human, metrics), "1": (human, metrics)}, statistics="pa", n_resamples=10,
+        spalib.rank_metrics({1: (human, metrics), "1": (human, metrics)}, meta_metrics="pa", n_resamples=10,
                             interval_resamples=0, rng=1)
 
 
@@ -180,13 +180,13 @@ def test_the_recorded_seed_reproduces_a_comparison(statistic, rng):
         rng.random(7)                                   # a Generator already drawn from
     elif rng == "mt19937":
         rng = np.random.Generator(np.random.MT19937(5))
-    first = spalib.compare_metrics(human, metrics, statistic=statistic, n_resamples=50, rng=rng)
+    first = spalib.compare_metrics(human, metrics, meta_metric=statistic, n_resamples=50, rng=rng)
     seed = first.settings["seed"]
     assert isinstance(seed, int) and seed == (rng if isinstance(rng, int) else seed)
-    again = spalib.compare_metrics(human, metrics, statistic=statistic, n_resamples=50, rng=seed)
+    again = spalib.compare_metrics(human, metrics, meta_metric=statistic, n_resamples=50, rng=seed)
     pd.testing.assert_frame_equal(again.pvalues, first.pvalues)
     pd.testing.assert_series_equal(again.scores, first.scores)
-    assert spalib.compare_metrics(human, metrics, statistic="pa", n_resamples=5, rng=4,
+    assert spalib.compare_metrics(human, metrics, meta_metric="pa", n_resamples=5, rng=4,
                                   signs="mtme").settings["seed"] == 4
 
 
@@ -268,7 +268,7 @@ def pair_pvalue(comparison, a, b):
 def test_a_pairs_pvalue_does_not_depend_on_the_other_metrics(statistic, options, alternative):
     human, metrics = comparison_toy()
     metrics = metrics | {"m3": human + np.random.default_rng(9).normal(scale=0.9, size=human.shape)}
-    kw = dict(statistic=statistic, n_resamples=200, rng=7, alternative=alternative, **options)
+    kw = dict(meta_metric=statistic, n_resamples=200, rng=7, alternative=alternative, **options)
     everything = spalib.compare_metrics(human, metrics, **kw)
     for a, b in [("m0", "m1"), ("m1", "m3"), ("m2", "m0")]:
         alone = spalib.compare_metrics(human, {a: metrics[a], b: metrics[b]}, **kw)
@@ -280,8 +280,8 @@ def test_a_pairs_pvalue_does_not_depend_on_the_other_metrics(statistic, options,
 def test_early_stopping_uses_the_first_draws_of_the_pairs_own_stream():
     human, metrics = comparison_toy()
     for statistic in ("pa", "spa"):
-        full = spalib.compare_metrics(human, metrics, statistic=statistic, n_resamples=1000, rng=3)
-        stopped = spalib.compare_metrics(human, metrics, statistic=statistic, n_resamples=1000, rng=3,
+        full = spalib.compare_metrics(human, metrics, meta_metric=statistic, n_resamples=1000, rng=3)
+        stopped = spalib.compare_metrics(human, metrics, meta_metric=statistic, n_resamples=1000, rng=3,
                                          early_stopping=spalib.WMT_EARLY_STOPPING)
         assert (stopped.draws.to_numpy() < 1000).any()
         for pair, null in stopped.null_distributions.items():
@@ -290,7 +290,7 @@ def test_early_stopping_uses_the_first_draws_of_the_pairs_own_stream():
 
 def test_pa_draws_do_not_depend_on_spas_options():
     human, metrics = comparison_toy()
-    runs = [spalib.compare_metrics(human, metrics, statistic="pa", n_resamples=100, rng=4, **options)
+    runs = [spalib.compare_metrics(human, metrics, meta_metric="pa", n_resamples=100, rng=4, **options)
             for options in ({}, dict(signs="mtme"), dict(spa_resamples=7), dict(spa_method="normal"))]
     for run in runs[1:]:
         pd.testing.assert_frame_equal(run.pvalues, runs[0].pvalues)
@@ -298,15 +298,15 @@ def test_pa_draws_do_not_depend_on_spas_options():
 
 def test_a_ranking_restricted_to_some_metrics_keeps_their_pvalues():
     human, metrics = comparison_toy()
-    kw = dict(statistics=("pa", "spa", "acc_eq"), n_resamples=100, rng=5, interval_resamples=0)
+    kw = dict(meta_metrics=("pa", "spa", "acc_eq"), n_resamples=100, rng=5, interval_resamples=0)
     full = spalib.rank_metrics({"x": (human, metrics), "y": (human.iloc[:, :30], {
         n: m.iloc[:, :30] for n, m in metrics.items()})}, **kw)
     some = spalib.rank_metrics({"x": (human, {n: metrics[n] for n in ("m0", "m2")})}, **kw)
-    for stat in kw["statistics"]:
+    for stat in kw["meta_metrics"]:
         assert pair_pvalue(some.comparisons["x", stat], "m0", "m2") == pair_pvalue(full.comparisons["x", stat],
                                                                                   "m0", "m2")
     task_seed = full.comparisons["x", "pa"].settings["seed"]
-    alone = spalib.compare_metrics(human, metrics, statistic="pa", n_resamples=100, rng=task_seed)
+    alone = spalib.compare_metrics(human, metrics, meta_metric="pa", n_resamples=100, rng=task_seed)
     pd.testing.assert_frame_equal(alone.pvalues, full.comparisons["x", "pa"].pvalues)
 
 
@@ -318,7 +318,7 @@ def test_a_pair_tested_either_way_round_draws_the_same_swaps(meta_metric, spa_me
     human, metrics = comparison_toy()
     plan = metametrics._compare_metrics_iv(human, metrics, meta_metric, 50, 1, "bits", 64, spa_method, "ge", "both",
                                            None, 0.05, False, "two-sided")
-    stat = metametrics._STATISTICS[meta_metric if meta_metric != "spa" else spa_method](plan)
+    stat = metametrics._TESTERS[meta_metric if meta_metric != "spa" else spa_method](plan)
     key = engine.pair_key(1, "perm", "m0", "m1")
     (delta, _, one_way), (reverse, _, other_way) = stat.pair("m0", "m1"), stat.pair("m1", "m0")
     assert delta == -reverse
@@ -342,7 +342,7 @@ def _literal_values(function, parameter):
 
 
 @pytest.mark.parametrize("function, parameter, words", [
-    (spalib.compare_metrics, "statistic", vocabulary.META_METRICS),
+    (spalib.compare_metrics, "meta_metric", vocabulary.META_METRICS),
     (spalib.compare_metrics, "spa_method", vocabulary.SPA_METHODS),
     (spalib.compare_metrics, "permutation", vocabulary.SCHEMES),
     (spalib.compare_metrics, "alternative", vocabulary.ALTERNATIVES),
@@ -351,8 +351,9 @@ def _literal_values(function, parameter):
     (spalib.soft_pairwise_accuracy, "method", vocabulary.PVALUE_METHODS),
     (spalib.pairwise_pvalues, "method", vocabulary.PVALUE_METHODS),
     (spalib.pairwise_pvalues, "ties", vocabulary.TIES),
-    (spalib.rank_metrics, "statistics", vocabulary.META_METRICS),
-    (spalib.metric_test_pvalues, "statistic", vocabulary.PERM_STATISTICS),
+    (spalib.rank_metrics, "meta_metrics", vocabulary.META_METRICS),
+    (spalib.metric_test_pvalues, "meta_metric", vocabulary.PERM_META_METRICS),
+    (spalib.metric_intervals, "meta_metric", vocabulary.META_METRICS),
     (spalib.metric_test_pvalues, "permutation", vocabulary.SCHEMES),
     (spalib.metric_test_pvalues, "alternative", vocabulary.ALTERNATIVES),
 ])
@@ -362,7 +363,8 @@ def test_a_word_is_declared_once_and_checked_against_that_declaration(function, 
     if function is spalib.metric_test_pvalues:
         return   # its refusals are tested in test_simulate.py
     args = {spalib.compare_metrics: (human, metrics), spalib.soft_pairwise_accuracy: (human, metrics["m0"]),
-            spalib.pairwise_pvalues: (human,), spalib.rank_metrics: ({"t": (human, metrics)},)}[function]
+            spalib.pairwise_pvalues: (human,), spalib.rank_metrics: ({"t": (human, metrics)},),
+            spalib.metric_intervals: (human, metrics)}[function]
     with pytest.raises(ValueError) as error:
         function(*args, **{parameter: "nonsense"})
     assert all(word in str(error.value) for word in words), error.value
@@ -376,3 +378,32 @@ def test_the_command_line_offers_the_library_s_words():
     actions = {a.dest: a for a in sub.choices["rank"]._actions}
     assert tuple(actions["stat"].choices) == vocabulary.META_METRICS
     assert tuple(actions["signs"].choices) == vocabulary.SIGN_RECIPES
+
+
+@pytest.mark.parametrize("function, old, new, value", [
+    (spalib.compare_metrics, "statistic", "meta_metric", "pa"),
+    (spalib.metric_intervals, "statistic", "meta_metric", "pa"),
+    (spalib.rank_metrics, "statistics", "meta_metrics", ("pa",)),
+    (spalib.metric_test_pvalues, "statistic", "meta_metric", "pa"),
+])
+def test_a_renamed_keyword_still_works_for_a_release_with_a_warning(function, old, new, value):
+    human, metrics = comparison_toy()
+    if function is spalib.metric_test_pvalues:
+        sim = spalib.simulate_replications([0.0, 0.2, 0.4], 20, {"a": spalib.MetricModel(), "b": spalib.MetricModel()},
+                                           5, rng=1)
+        args, kw = (sim, "a", "b"), dict(n_resamples=20, rng=2)
+    elif function is spalib.rank_metrics:
+        args, kw = ({"t": (human, metrics)},), dict(n_resamples=20, interval_resamples=0, rng=2)
+    elif function is spalib.metric_intervals:
+        args, kw = (human, metrics), dict(n_resamples=20, rng=2)
+    else:
+        args, kw = (human, metrics), dict(n_resamples=20, rng=2)
+    with pytest.warns(DeprecationWarning, match=f"`{old}=` is now `{new}=`"):
+        old_way = function(*args, **{old: value}, **kw)
+    new_way = function(*args, **{new: value}, **kw)
+    if isinstance(new_way, pd.DataFrame):
+        pd.testing.assert_frame_equal(old_way, new_way)
+    else:
+        assert old_way.table().equals(new_way.table())
+    with pytest.raises(TypeError, match=f"got `{new}` and its former name `{old}`"):
+        function(*args, **{old: value, new: value}, **kw)

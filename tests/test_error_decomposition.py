@@ -178,8 +178,15 @@ def test_bootstrap_of_means():
     assert boot.observed.tolist() == [2.0, 10.5, 7.0]
     assert set(np.unique(boot.scores[:, 1])) <= {10.0, 10.5, 11.0}
     assert (boot.scores[:, 2] == 7.0).all()  # one row: every resample is that row
-    assert boot.predictions([("b", "a")]).all() and not boot.predictions([("a", "c")]).any()
+    assert boot.predictions([("b", "a")]).to_numpy().all() and not boot.predictions([("a", "c")]).to_numpy().any()
     assert boot.one_sided_pvalues([("b", "a"), ("b", "c")]).tolist() == [0.0, 0.0]
+    # one result type whatever the pairs: tuples label the columns by first and second
+    tuples = boot.predictions([("b", "a"), ("b", "c")])
+    assert isinstance(tuples, pd.DataFrame) and tuples.columns.names == ["first", "second"]
+    assert tuples.columns.tolist() == [("b", "a"), ("b", "c")]
+    as_frame = boot.predictions(pd.DataFrame({"first": ["b", "b"], "second": ["a", "c"]}))
+    pd.testing.assert_frame_equal(tuples, as_frame, check_column_type=False)
+    assert isinstance(boot.observed_predictions([("b", "a")]), pd.Series)
 
 
 def test_bootstrap_resamples_are_uniform_draws_with_replacement():
@@ -316,7 +323,7 @@ def test_pairs_within_groups_are_a_frame_with_the_group_columns():
     across = boot.pairs()
     assert len(across) == 15 and across.loc[0, "first"] == (2021, "zh-en", "A")
     assert np.array_equal(boot.predictions(across.iloc[:1]).to_numpy()[:, 0],
-                          boot.predictions([((2021, "zh-en", "A"), (2021, "zh-en", "C"))])[:, 0])
+                          boot.predictions([((2021, "zh-en", "A"), (2021, "zh-en", "C"))]).to_numpy()[:, 0])
 
 
 def test_decomposition_keeps_and_matches_the_pairs():
@@ -444,9 +451,10 @@ def test_pair_labels_never_turn_a_missing_score_into_a_label():
     assert out.pairs.to_numpy().tolist() == [["A", "B"], ["A", "D"], ["B", "D"]] and out.unscored == ["C", "E"]
     assert out.labels.to_dict() == {("A", "B"): 1, ("A", "D"): 0, ("B", "D"): 0} and int(out.kept.sum()) == 3
     assert spalib.pair_labels(-mqm, out.pairs, lower_is_better=True).labels.tolist() == [1, 0, 0]
-    # the (a, b) tuples of before still work, with plain arrays
+    # (a, b) tuples give the same result type: a pair frame and labels indexed by its columns
     tuples = spalib.pair_labels(mqm, [("A", "B"), ("A", "D")])
-    assert tuples.pairs == [("A", "B"), ("A", "D")] and tuples.labels.tolist() == [1, 0]
+    assert tuples.pairs.to_numpy().tolist() == [["A", "B"], ["A", "D"]] and tuples.labels.tolist() == [1, 0]
+    assert tuples.labels.to_dict() == {("A", "B"): 1, ("A", "D"): 0}
     with pytest.raises(ValueError, match="tie"):
         spalib.pair_labels(pd.Series({"A": 1.0, "B": 1.0}), [("A", "B")])
     with pytest.raises(TypeError, match="pandas Series"):

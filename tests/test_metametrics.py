@@ -206,7 +206,7 @@ def toy_metrics(seed=0, n_systems=6, n_segments=60):
     return frame(human, systems), metrics
 
 
-@pytest.mark.parametrize("kwargs", [dict(statistic="spa"), dict(statistic="spa", spa_method="normal"), dict(statistic="pa")])
+@pytest.mark.parametrize("kwargs", [dict(meta_metric="spa"), dict(meta_metric="spa", spa_method="normal"), dict(meta_metric="pa")])
 def test_compare_metrics_ranks_a_good_metric_first(kwargs):
     human, metrics = toy_metrics()
     result = spalib.compare_metrics(human, metrics, rng=4, signs="mtme", n_resamples=200, **kwargs)
@@ -221,7 +221,7 @@ def test_compare_metrics_ranks_a_good_metric_first(kwargs):
 def test_compare_metrics_scores_equal_the_meta_metrics():
     human, metrics = toy_metrics(1)
     spa = spalib.compare_metrics(human, metrics, rng=4, signs="mtme", n_resamples=10)
-    pa = spalib.compare_metrics(human, metrics, statistic="pa", rng=4, n_resamples=10)
+    pa = spalib.compare_metrics(human, metrics, meta_metric="pa", rng=4, n_resamples=10)
     for name, m in metrics.items():
         assert spa.scores[name] == pytest.approx(
             spalib.soft_pairwise_accuracy(human, m, signs=draw_signs(1000, 60, rng=4, signs="mtme").as_bits()).statistic,
@@ -248,8 +248,8 @@ def test_early_stopping_ends_clear_cases_after_one_block():
 
 def test_compare_metrics_bad_input():
     human, metrics = toy_metrics()
-    with pytest.raises(ValueError, match="`statistic` must be"):
-        spalib.compare_metrics(human, metrics, statistic="tau")
+    with pytest.raises(ValueError, match="`meta_metric` must be"):
+        spalib.compare_metrics(human, metrics, meta_metric="tau")
     with pytest.raises(ValueError, match="at least two metrics"):
         spalib.compare_metrics(human, {"good": metrics["good"]})
     with pytest.raises(ValueError, match=r"metrics\['noisy'\]"):
@@ -259,7 +259,7 @@ def test_compare_metrics_bad_input():
 @pytest.mark.parametrize("permutation", ["inputs", "systems"])
 def test_other_permutation_schemes(permutation):
     human, metrics = toy_metrics(4)
-    result = spalib.compare_metrics(human, metrics, rng=4, n_resamples=200, permutation=permutation, statistic="pa")
+    result = spalib.compare_metrics(human, metrics, rng=4, n_resamples=200, permutation=permutation, meta_metric="pa")
     assert list(result.scores.index)[0] == "good" and result.settings["permutation"] == permutation
     with pytest.raises(ValueError, match="`permutation` must be"):
         spalib.compare_metrics(human, metrics, permutation="cells")
@@ -267,7 +267,7 @@ def test_other_permutation_schemes(permutation):
 
 def test_comparison_table_and_explicit_recipes():
     human, metrics = toy_metrics()
-    result = spalib.compare_metrics(human, metrics, statistic="pa", rng=4, n_resamples=50)
+    result = spalib.compare_metrics(human, metrics, meta_metric="pa", rng=4, n_resamples=50)
     table = result.table()
     assert list(table.columns) == ["metric", "pa", "rank"] and table["metric"].tolist() == list(result.scores.index)
     assert "good" in table.to_markdown() and "\\begin{tabular}" in table.to_latex()
@@ -281,7 +281,7 @@ def test_comparison_table_and_explicit_recipes():
 
 def test_compare_metrics_with_calibrated_acc_eq_equals_the_pairs_tests():
     human, metrics = toy_metrics(4, n_segments=30)
-    result = spalib.compare_metrics(human, metrics, statistic="acc_eq", n_resamples=200, rng=np.random.default_rng(9))
+    result = spalib.compare_metrics(human, metrics, meta_metric="acc_eq", n_resamples=200, rng=np.random.default_rng(9))
     assert list(result.scores.index)[0] == "good" and result.ranks["good"] == 1
     rng = np.random.default_rng(9)
     order = list(result.scores.index)
@@ -293,7 +293,7 @@ def test_compare_metrics_with_calibrated_acc_eq_equals_the_pairs_tests():
             assert result.pvalues.loc[a, b] == expected.pvalue
             assert result.scores[a] == expected.statistic1
     with pytest.raises(ValueError, match="`early_stopping` applies to PERM-BOTH"):
-        spalib.compare_metrics(human, metrics, statistic="acc_eq", early_stopping=spalib.WMT_EARLY_STOPPING)
+        spalib.compare_metrics(human, metrics, meta_metric="acc_eq", early_stopping=spalib.WMT_EARLY_STOPPING)
 
 
 def test_perm_inputs_normal_spa_by_matrix_products_equals_the_per_draw_kernel():
@@ -320,7 +320,7 @@ def test_two_sided_pvalues_equal_a_direct_count_over_the_stored_null(statistic, 
     human = frame(rng.normal(size=(5, 24)), systems=[f"s{k}" for k in range(5)])
     metrics = {name: human + noise * rng.normal(size=human.shape)
                for name, noise in (("a", 0.3), ("b", 0.5), ("c", 2.0))}
-    kw = dict(statistic=statistic, spa_method=spa_method, n_resamples=300, rng=3)
+    kw = dict(meta_metric=statistic, spa_method=spa_method, n_resamples=300, rng=3)
     if statistic != "acc_eq":
         kw["permutation"] = permutation
     one = spalib.compare_metrics(human, metrics, **kw)
@@ -386,7 +386,7 @@ def test_null_draws_of_a_pair_either_way_round_and_their_errors():
     rng = np.random.default_rng(3)
     human = rng.random((4, 24))
     metrics = {"a": human + 0.1 * rng.random((4, 24)), "b": rng.random((4, 24)), "c": rng.random((4, 24))}
-    c = spalib.compare_metrics(human, metrics, statistic="pa", n_resamples=30, rng=2)
+    c = spalib.compare_metrics(human, metrics, meta_metric="pa", n_resamples=30, rng=2)
     for (better, worse), null in c.null_distributions.items():
         assert c.null_draws(better, worse) is null
         assert np.array_equal(c.null_draws(worse, better), -null)
@@ -394,7 +394,7 @@ def test_null_draws_of_a_pair_either_way_round_and_their_errors():
         c.null_draws("a", "d")
     with pytest.raises(ValueError, match="two different metrics"):
         c.null_draws("a", "a")
-    untested = spalib.compare_metrics(human, metrics, statistic="pa", n_resamples=0, rng=2)
+    untested = spalib.compare_metrics(human, metrics, meta_metric="pa", n_resamples=0, rng=2)
     with pytest.raises(ValueError, match="without a test"):
         untested.null_draws("a", "b")
 
@@ -418,7 +418,7 @@ def test_a_recount_equals_the_test_run_under_the_other_alternative_on_the_same_d
     rng = np.random.default_rng(12)
     human = rng.random((5, 32))
     metrics = {"a": human + 0.3 * rng.random((5, 32)), "b": human + rng.random((5, 32)), "c": rng.random((5, 32))}
-    kw = dict(statistic=statistic, n_resamples=60, rng=7, spa_resamples=50)
+    kw = dict(meta_metric=statistic, n_resamples=60, rng=7, spa_resamples=50)
     two = spalib.compare_metrics(human, metrics, alternative="two-sided", **kw)
     one = spalib.compare_metrics(human, metrics, alternative="greater", **kw)
     recounted = two.recount(alternative="greater")
@@ -433,7 +433,7 @@ def test_a_recount_equals_the_test_run_under_the_other_alternative_on_the_same_d
         two.recount(alternative="less")
     with pytest.raises(ValueError, match="alpha"):
         two.recount(alpha=1.5)
-    untested = spalib.compare_metrics(human, metrics, statistic="pa", n_resamples=0, rng=2)
+    untested = spalib.compare_metrics(human, metrics, meta_metric="pa", n_resamples=0, rng=2)
     with pytest.raises(ValueError, match="without a test"):
         untested.recount(alternative="two-sided")
 
@@ -443,6 +443,6 @@ def test_a_recount_without_stored_tolerances_says_why_it_cannot_count():
     rng = np.random.default_rng(13)
     human = rng.random((4, 16))
     c = spalib.compare_metrics(human, {"a": human + rng.random((4, 16)), "b": rng.random((4, 16))},
-                               statistic="pa", n_resamples=20, rng=1)
+                               meta_metric="pa", n_resamples=20, rng=1)
     with pytest.raises(ValueError, match="no tolerance stored"):
         dataclasses.replace(c, tolerances={}).recount(alternative="two-sided")

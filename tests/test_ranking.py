@@ -134,7 +134,7 @@ def scipy_statistic(stat, human, metric):
 @pytest.mark.parametrize("stat", ["pa", "spa", "acc_eq"])
 def test_intervals_agree_with_scipy_bootstrap(stat):
     human, metric = small_case()
-    ours = spalib.metric_intervals(pd.DataFrame(human), {"m": pd.DataFrame(metric)}, statistic=stat,
+    ours = spalib.metric_intervals(pd.DataFrame(human), {"m": pd.DataFrame(metric)}, meta_metric=stat,
                                    n_resamples=4000, rng=1, epsilons={"m": 0.5} if stat == "acc_eq" else None)
     theirs = scipy.stats.bootstrap((np.arange(human.shape[1]),), scipy_statistic(stat, human, metric),
                                    vectorized=False, method="percentile", n_resamples=4000, rng=2)
@@ -147,10 +147,10 @@ def test_interval_arguments_are_checked():
     human, metric = small_case()
     with pytest.raises(ValueError, match="confidence_level"):
         spalib.metric_intervals(human, {"m": metric}, confidence_level=1.0)
-    with pytest.raises(ValueError, match="statistic"):
-        spalib.metric_intervals(human, {"m": metric}, statistic="tau")
+    with pytest.raises(ValueError, match="`meta_metric` must be"):
+        spalib.metric_intervals(human, {"m": metric}, meta_metric="tau")
     with pytest.raises(ValueError, match="one tie threshold per metric"):
-        spalib.metric_intervals(human, {"m": metric}, statistic="acc_eq", epsilons={"x": 0.1})
+        spalib.metric_intervals(human, {"m": metric}, meta_metric="acc_eq", epsilons={"x": 0.1})
 
 
 def toy_comparisons(seed=0):
@@ -162,7 +162,7 @@ def toy_comparisons(seed=0):
 
 def test_average_of_one_task_or_of_a_task_twice_is_that_task():
     human, metrics = toy_comparisons()
-    one = spalib.compare_metrics(human, metrics, statistic="pa", n_resamples=300, rng=3)
+    one = spalib.compare_metrics(human, metrics, meta_metric="pa", n_resamples=300, rng=3)
     for tasks in ({"a": one}, {"a": one, "b": one}):
         avg = spalib.average_comparisons(tasks)
         pd.testing.assert_series_equal(avg.scores, one.scores.rename("average"), check_exact=False, rtol=1e-12)
@@ -173,8 +173,8 @@ def test_average_of_one_task_or_of_a_task_twice_is_that_task():
 
 def test_average_uses_the_oriented_draws_of_each_task_and_its_weights():
     human, metrics = toy_comparisons()
-    a = spalib.compare_metrics(human, metrics, statistic="pa", n_resamples=200, rng=3)
-    b = spalib.compare_metrics(human, {k: -v if k == "m0" else v for k, v in metrics.items()}, statistic="pa",
+    a = spalib.compare_metrics(human, metrics, meta_metric="pa", n_resamples=200, rng=3)
+    b = spalib.compare_metrics(human, {k: -v if k == "m0" else v for k, v in metrics.items()}, meta_metric="pa",
                                n_resamples=300, rng=4)
     avg = spalib.average_comparisons({"a": a, "b": b}, weights={"a": 3, "b": 1})
     best, worst = avg.scores.index[0], avg.scores.index[-1]
@@ -194,12 +194,12 @@ def test_average_uses_the_oriented_draws_of_each_task_and_its_weights():
 
 def test_rank_metrics_table_equals_compare_metrics_on_wmt23(en_de):
     task = data.segment_task(en_de, extra_metrics={"Ensemble": ensemble(en_de)}, exclude_metrics=("X", "M", "e"))
-    ranking = spalib.rank_metrics({"en-de": task}, statistics=("spa", "pa", "acc_eq"), n_resamples=50, rng=4,
+    ranking = spalib.rank_metrics({"en-de": task}, meta_metrics=("spa", "pa", "acc_eq"), n_resamples=50, rng=4,
                                   signs="mtme", spa_resamples=200, interval_resamples=100)
     table = ranking.table()
     for stat in ("spa", "pa", "acc_eq"):
         kw = {} if stat == "acc_eq" else dict(signs="mtme", spa_resamples=200)
-        direct = spalib.compare_metrics(task.human, task.metrics, statistic=stat, n_resamples=50, rng=4, **kw)
+        direct = spalib.compare_metrics(task.human, task.metrics, meta_metric=stat, n_resamples=50, rng=4, **kw)
         column = table[f"en-de {stat}"].reindex(direct.scores.index)
         np.testing.assert_array_equal(column.to_numpy(), direct.scores.to_numpy())
         np.testing.assert_array_equal(table[f"en-de {stat} rank"].reindex(direct.ranks.index).to_numpy(),
@@ -219,7 +219,7 @@ def test_rank_metrics_is_the_same_for_every_numba_thread_count():
     code = ("import numpy as np, pandas as pd, spalib\n"
             "rng = np.random.default_rng(0); h = rng.normal(size=(6, 30))\n"
             "ms = {f'm{k}': pd.DataFrame(h + s * rng.normal(size=h.shape)) for k, s in enumerate((0.5, 1, 2))}\n"
-            "r = spalib.rank_metrics({'t': (pd.DataFrame(h), ms)}, statistics=('spa', 'pa'), n_resamples=100,"
+            "r = spalib.rank_metrics({'t': (pd.DataFrame(h), ms)}, meta_metrics=('spa', 'pa'), n_resamples=100,"
             " spa_resamples=100, interval_resamples=100, rng=7)\n"
             "print(r.to_string('tsv'))\n")
     outputs = output_per_thread_count(code)
@@ -234,7 +234,7 @@ def test_intervals_are_the_same_for_every_blas_thread_count():
             "rng = np.random.default_rng(0); h = rng.normal(size=(8, 400))\n"
             "ms = {f'm{k}': pd.DataFrame(h + s * rng.normal(size=h.shape)) for k, s in enumerate((0.5, 1, 2))}\n"
             "for stat in ('pa', 'acc_eq'):\n"
-            "    ci = spalib.ranking.metric_intervals(pd.DataFrame(h), ms, statistic=stat, rng=3)\n"
+            "    ci = spalib.ranking.metric_intervals(pd.DataFrame(h), ms, meta_metric=stat, rng=3)\n"
             "    print(repr(ci.to_numpy().tolist()))\n")
     outputs = output_per_thread_count(code, variable="OPENBLAS_NUM_THREADS")
     assert outputs[1] == outputs[2] and outputs[1].count("[[") == 2
@@ -250,7 +250,7 @@ def test_command_line_ranks_a_metric_file_and_names_mismatches(en_de, tmp_path, 
     assert any("wmt23 en-de: standard reference refA; human score mqm; 12 systems ranked" in h for h in header)
     table = pd.read_csv(pd.io.common.StringIO(out.out), sep="\t", index_col=0, comment="#")
     task = data.segment_task(en_de, extra_metrics={"Ensemble": path}, basenames=True)
-    direct = spalib.rank_metrics({"en-de": task}, statistics="pa", n_resamples=50, interval_resamples=50,
+    direct = spalib.rank_metrics({"en-de": task}, meta_metrics="pa", n_resamples=50, interval_resamples=50,
                                  rng=4).comparisons[("en-de", "pa")]      # the command's default seed is 4
     np.testing.assert_allclose(table["en-de pa"].reindex(direct.scores.index), direct.scores, rtol=1e-5)
     np.testing.assert_array_equal(table["en-de pa rank"].reindex(direct.ranks.index), direct.ranks)
@@ -276,9 +276,9 @@ def test_added_metrics_that_look_reversed_or_scored_against_another_reference_ar
     assert task.report["standard_reference"] == "refB" and task.report["reference_systems"] == ["refA"]
     ranking = spalib.rank_metrics({"he-en": (task.human, {m: task.metrics[m] for m in
                                                           ("AgainstRefA", "Flipped", "Fine", "BLEU")})},
-                                  statistics="pa", n_resamples=10, interval_resamples=0, rng=0)
+                                  meta_metrics="pa", n_resamples=10, interval_resamples=0, rng=0)
     assert ranking.warnings == []            # a (human, metrics) pair carries no report
-    ranking = spalib.rank_metrics({"he-en": task}, statistics="pa", n_resamples=10, interval_resamples=0,
+    ranking = spalib.rank_metrics({"he-en": task}, meta_metrics="pa", n_resamples=10, interval_resamples=0,
                                   rng=0)
     assert len(ranking.warnings) == 2
     assert re.match(r"he-en: AgainstRefA scores refA above every other system on \d+% of the segments",
@@ -314,19 +314,19 @@ def test_versus_gives_two_sided_pvalues_and_verdicts_from_the_stored_draws():
     metrics = {"good": human + 0.2 * rng.normal(size=human.shape),
                "noisy": pd.DataFrame(rng.normal(size=human.shape)),   # knows nothing
                "twin": human + 0.2 * rng.normal(size=human.shape)}
-    ranking = spalib.rank_metrics({"toy": (human, metrics)}, statistics=("spa", "pa"), n_resamples=200,
+    ranking = spalib.rank_metrics({"toy": (human, metrics)}, meta_metrics=("spa", "pa"), n_resamples=200,
                                   interval_resamples=0, rng=2)
     table = ranking.versus("good", ["noisy", "twin"])
-    assert list(table.columns) == ["task", "statistic", "baseline", "score", "baseline score", "difference",
+    assert list(table.columns) == ["task", "meta_metric", "baseline", "score", "baseline score", "difference",
                                    "p-value", "draws", "extreme draws", "verdict"]
     for row in table.itertuples():
-        c = ranking.comparisons[("toy", row.statistic)]
+        c = ranking.comparisons[("toy", row.meta_metric)]
         null = (c.null_distributions[("good", row.baseline)] if ("good", row.baseline) in c.null_distributions
                 else -c.null_distributions[(row.baseline, "good")])
         assert row.difference == c.scores["good"] - c.scores[row.baseline]
         tol = 1e-11 * (abs(c.scores["good"]) + abs(c.scores[row.baseline]))   # a tie counts
         assert table.loc[row.Index, "p-value"] == np.mean(np.abs(null) >= abs(row.difference) - tol)
-    verdicts = table.set_index(["statistic", "baseline"])["verdict"]
+    verdicts = table.set_index(["meta_metric", "baseline"])["verdict"]
     assert verdicts["spa", "noisy"] == "better" and verdicts["spa", "twin"] == "not distinguishable"
     assert "< 0.005" in ranking.versus_string("good", "noisy")       # no extreme draw in 200
     # a script at a terminal: pandas would elide the middle columns (max_columns 0: fit the width)
@@ -334,7 +334,7 @@ def test_versus_gives_two_sided_pvalues_and_verdicts_from_the_stored_draws():
         printed = str(table).splitlines()
     assert "..." not in printed[0] and all(c in printed[0] for c in ["p-value", "verdict"])
     assert printed == table.to_string().splitlines()
-    assert ranking.versus("noisy", "good").set_index("statistic")["verdict"]["spa"] == "worse"
+    assert ranking.versus("noisy", "good").set_index("meta_metric")["verdict"]["spa"] == "worse"
     with pytest.raises(ValueError, match="no metric named 'chrF'"):
         ranking.versus("good", "chrF")
     with pytest.raises(ValueError, match="other than the metric itself"):
@@ -373,7 +373,7 @@ def test_the_command_prints_what_the_same_calls_in_python_print(en_de, tmp_path,
     assert status == 0
     task = data.segment_task(en_de, reference_free=True, primary_only=True, basenames=True,
                              extra_metrics={"Ensemble": path})
-    in_python = spalib.rank_metrics({"en-de": task}, statistics=("spa", "pa", "acc_eq"), n_resamples=20,
+    in_python = spalib.rank_metrics({"en-de": task}, meta_metrics=("spa", "pa", "acc_eq"), n_resamples=20,
                                     spa_resamples=10, interval_resamples=10, rng=7,
                                     early_stopping=spalib.WMT_EARLY_STOPPING)
     assert out == in_python.to_string("tsv") + "\n" + in_python.versus_string("Ensemble", ["COMET", "chrF"])
@@ -385,14 +385,14 @@ def test_no_draws_means_no_test_and_ranks_by_score_as_mt_metrics_eval_k_0(en_de,
     human = pd.DataFrame(rng.normal(size=(6, 40)))
     metrics = {name: human + noise * rng.normal(size=human.shape)
                for name, noise in (("a", 0.3), ("b", 0.5), ("c", 2.0))}
-    untested = spalib.compare_metrics(human, metrics, statistic="pa", n_resamples=0, rng=1)
-    tested = spalib.compare_metrics(human, metrics, statistic="pa", n_resamples=50, rng=1)
+    untested = spalib.compare_metrics(human, metrics, meta_metric="pa", n_resamples=0, rng=1)
+    tested = spalib.compare_metrics(human, metrics, meta_metric="pa", n_resamples=50, rng=1)
     pd.testing.assert_series_equal(untested.scores, tested.scores)
     assert untested.ranks.tolist() == [1, 2, 3] and untested.pvalues.isna().all().all()
     assert untested.n_significant == 0 and (untested.draws == 0).all().all() and untested.null_distributions == {}
     tasks = {"x": (human, metrics), "y": (human.iloc[:, :20], {m: f.iloc[:, :20] for m, f in metrics.items()})}
-    ranking = spalib.rank_metrics(tasks, statistics=("spa", "pa"), n_resamples=0, interval_resamples=0, rng=2)
-    with_test = spalib.rank_metrics(tasks, statistics=("spa", "pa"), n_resamples=20, interval_resamples=0, rng=2)
+    ranking = spalib.rank_metrics(tasks, meta_metrics=("spa", "pa"), n_resamples=0, interval_resamples=0, rng=2)
+    with_test = spalib.rank_metrics(tasks, meta_metrics=("spa", "pa"), n_resamples=20, interval_resamples=0, rng=2)
     pd.testing.assert_series_equal(ranking.average.scores, with_test.average.scores)
     assert ranking.average.ranks.tolist() == [1, 2, 3] and ranking.average.pvalues.isna().all().all()
     assert set(ranking.versus("a", ["b"])["verdict"]) == {"not tested"}
@@ -622,7 +622,7 @@ def test_versus_and_subset_name_a_bad_argument():
     rng = np.random.default_rng(0)
     human = rng.normal(size=(4, 20))
     metrics = {"a": human + 1, "b": 2 * human + rng.normal(size=human.shape), "c": human - 1}
-    ranking = spalib.rank_metrics({"t": (human, metrics)}, statistics=("pa",), n_resamples=10, rng=0,
+    ranking = spalib.rank_metrics({"t": (human, metrics)}, meta_metrics=("pa",), n_resamples=10, rng=0,
                                   interval_resamples=0)
     with pytest.raises(TypeError, match="`baselines` must be a str or an iterable of str"):
         ranking.versus("a", None)

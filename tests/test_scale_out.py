@@ -25,7 +25,7 @@ def toy_tasks():
 
 
 def rank(executor=None):
-    return spalib.rank_metrics(toy_tasks(), statistics=("spa", "pa", "acc_eq"), n_resamples=60, spa_resamples=80,
+    return spalib.rank_metrics(toy_tasks(), meta_metrics=("spa", "pa", "acc_eq"), n_resamples=60, spa_resamples=80,
                                interval_resamples=50, rng=11, executor=executor)
 
 
@@ -56,7 +56,7 @@ def test_a_dask_cluster_gives_the_serial_ranking():
 
 def test_an_executor_without_submit_is_refused_by_name():
     with pytest.raises(TypeError, match="`executor` must be None or a concurrent.futures.Executor"):
-        spalib.rank_metrics(toy_tasks(), statistics="pa", n_resamples=10, interval_resamples=0, rng=1,
+        spalib.rank_metrics(toy_tasks(), meta_metrics="pa", n_resamples=10, interval_resamples=0, rng=1,
                             executor="four processes")
 
 

@@ -162,14 +162,14 @@ def test_metric_test_pvalues_are_compare_metrics_tests_with_the_same_swaps(stati
     """Each replication's null draws are the library's PERM draws of the pair from the same stream."""
     models = {"a": MetricModel(noise_sd=0.8), "b": MetricModel(noise_sd=1.0)}
     sim = spalib.simulate_replications(np.linspace(0, 0.5, 5), 20, models, 3, rng=7)
-    out = spalib.metric_test_pvalues(sim, "a", "b", statistic=statistic, permutation=permutation,
+    out = spalib.metric_test_pvalues(sim, "a", "b", meta_metric=statistic, permutation=permutation,
                                      alternative=("two-sided", "greater"), n_resamples=64, rng=8)
     seed = int(np.random.default_rng(8).integers(0, 2 ** 63, dtype=np.int64))
     for r in range(3):
         task = sim.task(r)
         plan = metametrics._compare_metrics_iv(task.human, task.metrics, statistic, 64, 1, "bits", 100, "normal",
                                                "ge", permutation, None, 0.05, False, "two-sided")
-        stat = metametrics._STATISTICS["pa" if statistic == "pa" else "normal"](plan)
+        stat = metametrics._TESTERS["pa" if statistic == "pa" else "normal"](plan)
         assert out["delta"][r] == pytest.approx(stat.scores["a"] - stat.scores["b"], abs=1e-15)
         better, worse = ("a", "b") if stat.scores["a"] >= stat.scores["b"] else ("b", "a")
         # the library's own draws of this pair, from the replication's stream: the lab's draws
@@ -184,7 +184,7 @@ def test_metric_test_pvalues_are_compare_metrics_tests_with_the_same_swaps(stati
 def test_a_tuple_of_alternatives_gives_each_p_value_from_the_same_draws(statistic):
     sim = spalib.simulate_replications(np.linspace(0, 0.5, 5), 20, {"a": MetricModel(), "b": MetricModel()}, 200,
                                        rng=15)
-    kw = dict(statistic=statistic, n_resamples=100, rng=16)
+    kw = dict(meta_metric=statistic, n_resamples=100, rng=16)
     both = spalib.metric_test_pvalues(sim, "a", "b", alternative=("two-sided", "greater"), **kw)
     assert list(both.columns) == ["delta", "pvalue_two_sided", "pvalue_greater", "draws"]
     for alternative in ("greater", "two-sided"):
@@ -200,7 +200,7 @@ def test_the_lab_gives_the_same_numbers_on_one_thread_and_on_many():
     sim = spalib.simulate_replications(np.linspace(0, 0.5, 5), 30, {"a": MetricModel(), "b": MetricModel()}, 40,
                                        rng=9)
     def run():
-        return (spalib.metric_test_pvalues(sim, "a", "b", statistic="spa", n_resamples=50, rng=10),
+        return (spalib.metric_test_pvalues(sim, "a", "b", meta_metric="spa", n_resamples=50, rng=10),
                 spalib.pair_test_pvalues(sim.human[:, 0] - sim.human[:, 1], n_resamples=50, rng=10),
                 spalib.correlation_test_pvalues(sim.human[:, 0], sim.metrics["a"][:, 0], sim.metrics["b"][:, 0],
                                                 n_resamples=50, rng=10))
@@ -216,14 +216,14 @@ def test_the_lab_gives_the_same_numbers_on_one_thread_and_on_many():
 def test_early_stopping_stops_where_mt_metrics_eval_would(alternative):
     sim = spalib.simulate_replications(np.linspace(0, 0.5, 6), 60, {"a": MetricModel(noise_sd=0.2),
                                                                     "b": MetricModel(noise_sd=3.0)}, 50, rng=11)
-    out = spalib.metric_test_pvalues(sim, "a", "b", statistic="pa", n_resamples=1000, alternative=alternative,
+    out = spalib.metric_test_pvalues(sim, "a", "b", meta_metric="pa", n_resamples=1000, alternative=alternative,
                                      early_stopping=spalib.EarlyStopping(100, 0.02, 0.5), rng=12)
     stopped = out["draws"] < 1000
     assert stopped.any() and (out["draws"] % 100 == 0).all()
     p = out["pvalue"][stopped]
     assert ((p < 0.02) | (p > 0.5)).all()
     # each run stops after the first block whose running p-value, of this alternative, is outside
-    running = {k: spalib.metric_test_pvalues(sim, "a", "b", statistic="pa", n_resamples=k, alternative=(alternative,),
+    running = {k: spalib.metric_test_pvalues(sim, "a", "b", meta_metric="pa", n_resamples=k, alternative=(alternative,),
                                              rng=12)["pvalue_" + alternative.replace("-", "_")]
                for k in range(100, 1001, 100)}
     for r, draws in enumerate(out["draws"]):
@@ -277,7 +277,7 @@ def test_the_promise_ledger_allows_the_standard_errors_it_is_given():
 @pytest.mark.parametrize("call, message", [
     (lambda sim: spalib.metric_test_pvalues(sim, "a", "zzz"), "`second` must name a simulated metric"),
     (lambda sim: spalib.metric_test_pvalues(sim, "a", "b", permutation="cells"), "`permutation` must be one of"),
-    (lambda sim: spalib.metric_test_pvalues(sim, "a", "b", statistic="acc_eq"), "`statistic` must be one of"),
+    (lambda sim: spalib.metric_test_pvalues(sim, "a", "b", meta_metric="acc_eq"), "`meta_metric` must be one of"),
     (lambda sim: spalib.metric_test_pvalues(sim, "a", "b", n_resamples=0), "`n_resamples` must be a positive"),
     (lambda sim: spalib.metric_test_pvalues(sim, "a", "b", alternative="less"), "`alternative` must be one of"),
     (lambda sim: spalib.metric_test_pvalues(sim, "a", "b", alternative=()), "or a tuple of distinct ones"),
@@ -349,7 +349,7 @@ def test_metric_test_pvalues_refuses_replications_the_kernels_cannot_read():
     sim = spalib.simulate_replications([0, 0.1, 0.2], 30, {"a": MetricModel(), "b": MetricModel()}, 20, rng=0)
     wide = {"a": np.zeros((20, 3, 400)), "b": np.zeros((20, 3, 400))}
     with pytest.raises(ValueError, match=r"`replications.metrics\['a'\]` must have the human scores' shape"):
-        spalib.metric_test_pvalues(dataclasses.replace(sim, metrics=wide), "a", "b", statistic="spa", rng=1)
+        spalib.metric_test_pvalues(dataclasses.replace(sim, metrics=wide), "a", "b", meta_metric="spa", rng=1)
     with pytest.raises(ValueError, match="`replications.human` must have 3 dimension"):
         spalib.metric_test_pvalues(dataclasses.replace(sim, human=np.zeros((3, 30))), "a", "b", rng=1)
     human = sim.human.copy()
@@ -363,10 +363,10 @@ def test_metric_test_pvalues_ignore_the_human_scores_scale(statistic):
     """bad-input cause 3: x 1e+-200 gives the unscaled p-values (powers of two are exact)."""
     sim = spalib.simulate_replications([0, 0.1, 0.2], 30, {"a": MetricModel(), "b": MetricModel(noise_sd=2)}, 20,
                                        rng=0)
-    base = spalib.metric_test_pvalues(sim, "a", "b", statistic=statistic, rng=1)
+    base = spalib.metric_test_pvalues(sim, "a", "b", meta_metric=statistic, rng=1)
     for factor in (1e200, 1e-200, 2.0 ** 600):
         scaled = spalib.metric_test_pvalues(dataclasses.replace(sim, human=sim.human * factor), "a", "b",
-                                            statistic=statistic, rng=1)
+                                            meta_metric=statistic, rng=1)
         np.testing.assert_allclose(scaled.to_numpy(), base.to_numpy(), rtol=0, atol=1e-12)
 
 
@@ -463,6 +463,44 @@ def test_rate_se_takes_lists_and_refuses_what_is_not_a_number():
     assert spalib.rate_se(0.5, [100, 400]).tolist() == [0.05, 0.025]
     with pytest.raises(TypeError, match="`rate` must hold numbers"):
         spalib.rate_se(True, 10)
+
+
+def test_rate_difference_paired_is_the_mean_difference_and_its_plug_in_standard_error():
+    rng = np.random.default_rng(3)
+    a = rng.random(500) < 0.3
+    b = a & (rng.random(500) < 0.8)                     # b rejects only where a does: correlated
+    d = a * 1.0 - b * 1.0
+    paired = spalib.rate_difference(a, b)
+    assert paired.difference == d.mean() and paired.se == d.std() / np.sqrt(500) and paired.paired
+    assert paired.z == paired.difference / paired.se
+    # by hand on four outcomes: d = (0, 1, 0, 0), mean 1/4, var 3/16
+    small = spalib.rate_difference([1, 1, 0, 1], [1, 0, 0, 1])
+    assert small.difference == 0.25 and small.se == pytest.approx(np.sqrt(3 / 16 / 4), abs=1e-15)
+    # independent: the binomial standard errors combined; larger here than the paired one
+    apart = spalib.rate_difference(a, b, paired=False)
+    assert apart.se == np.sqrt(spalib.rate_se(a.mean(), 500) ** 2 + spalib.rate_se(b.mean(), 500) ** 2)
+    assert apart.se > paired.se and not apart.paired
+    assert spalib.rate_difference([1, 0, 1], [0, 1], paired=False).difference == pytest.approx(2 / 3 - 1 / 2)
+
+
+def test_rate_difference_z_when_the_outcomes_never_differ():
+    assert np.isnan(spalib.rate_difference([1, 0, 1], [1, 0, 1]).z)
+    assert spalib.rate_difference([1, 1], [0, 0]).z == np.inf     # always differ the same way: se 0
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: spalib.rate_difference([1, 0], [1, 0, 1]), "come from the same replications"),
+    (lambda: spalib.rate_difference([0.2, 0.5], [1, 0]), "must hold outcomes: booleans or 0/1"),
+    (lambda: spalib.rate_difference(["1", "0"], [1, 0]), "must hold outcomes"),
+    (lambda: spalib.rate_difference([], [1]), "non-empty 1-D"),
+    (lambda: spalib.rate_difference([[1, 0]], [1, 0]), "non-empty 1-D"),
+    (lambda: spalib.rate_difference([1, 0], [1, 0], paired="yes"), "`paired` must be True or False"),
+    (lambda: spalib.rate_difference(pd.Series([1, 0], index=[0, 1]), pd.Series([1, 0], index=[1, 0])),
+     "same index"),
+])
+def test_rate_difference_refuses_what_is_not_a_pair_of_outcome_sequences(call, message):
+    with pytest.raises((ValueError, TypeError), match=message):
+        call()
 
 
 def test_normal_limit_pvalues_refuse_arrays_of_different_shapes():

@@ -1,10 +1,10 @@
-"""The one resampling engine: a loop over metric pairs with a pluggable statistic.
+"""The one resampling engine: a loop over metric pairs with a pluggable meta-metric.
 
 As scipy has ``permutation_test`` and mt-metrics-eval ``PermutationSigDiff``, every significance
 test between metrics in spalib runs :func:`pair_tests`: for each pair (better, worse) of metrics
-sorted best first it asks the statistic for null draws of ``stat(better') - stat(worse')`` in
+sorted best first it asks the meta-metric's tester for null draws of ``stat(better') - stat(worse')`` in
 blocks, counts the draws at least as extreme as the observed difference, and stops early when
-asked.  A statistic is any object with a method ``pair(better, worse) -> (delta, tolerance,
+asked.  A tester is any object with a method ``pair(better, worse) -> (delta, tolerance,
 draw)``: the observed difference, how far below it (in absolute value) a draw still counts as
 reaching it (0: plain floating point), and ``draw(key, first, size) -> ndarray``, the null draws
 ``first, ..., first + size - 1`` of the counter-based stream ``key``, with whatever the pair
@@ -12,7 +12,7 @@ needs precomputed once.
 
 Each pair draws from a stream of its own, keyed by the test's int seed, the kind of draw (PERM
 swaps or the pairs test's signs) and the two metrics' names (:func:`pair_key`): a pair's
-p-value does not depend on which other metrics or statistics share the call, and early stopping
+p-value does not depend on which other metrics or meta-metrics share the call, and early stopping
 only cuts a pair's stream short.
 """
 
@@ -52,7 +52,7 @@ def derived_seed(seed: int, *labels) -> int:
 
 
 def pair_key(seed: int, *labels) -> np.uint64:
-    """The 64-bit key of the stream of ``labels`` (statistic, better, worse) under ``seed``: a hash
+    """The 64-bit key of the stream of ``labels`` (stream, better, worse) under ``seed``: a hash
     of their text, the same in every process and on every machine.
     """
     text = "\x1f".join(str(part) for part in (seed, *labels))
@@ -64,7 +64,7 @@ def metric_pairs(order: list) -> list[tuple]:
     return [(i, j) for i in range(len(order)) for j in range(i + 1, len(order))]
 
 
-def pair_tests(statistic, order: list, *, n_resamples: int, block: int, alternative: str, seed: int,
+def pair_tests(tester, order: list, *, n_resamples: int, block: int, alternative: str, seed: int,
                stream: str, early_min: float = -np.inf, early_max: float = np.inf, progress=False,
                label: str = ""):
     """p-values, draws used, null draws and tolerances of every pair of ``order`` (sorted best first).
@@ -81,7 +81,7 @@ def pair_tests(statistic, order: list, *, n_resamples: int, block: int, alternat
     for i, j in tqdm(metric_pairs(order), desc=progress if isinstance(progress, str) else label,
                      disable=not progress):
         better, worse = order[i], order[j]
-        delta, tolerance, draw = statistic.pair(better, worse)
+        delta, tolerance, draw = tester.pair(better, worse)
         key = pair_key(seed, stream, *sorted((str(better), str(worse))))   # either way round
         count = used = 0
         parts = []

@@ -277,38 +277,52 @@ def _spa_of_hybrids(null_a, obs_a, null_b, obs_b, magnitude, shifts, total, size
     return out_a, out_b
 
 
+@njit(cache=True)
+def normal_spa_of_hybrids(a, b, mask, human_upper, mid):
+    """SPA with normal-limit p-values of both hybrids of one draw (``mask``: systems x groups of
+    8 segments, bit set = swapped): the one PERM hybrid SPA of the engine and the simulation lab.
+    """
+    a2, b2 = _hybrids(a, b, mask)
+    return spa_of_uppers(human_upper, _normal_upper(a2, mid)), spa_of_uppers(human_upper, _normal_upper(b2, mid))
+
+
 @njit(cache=True, parallel=True)
 def _perm_both_spa_normal(a, b, masks, human_upper, mid):
     n_draws = masks.shape[0]
     out_a = np.empty(n_draws)
     out_b = np.empty(n_draws)
     for t in prange(n_draws):
-        a2, b2 = _hybrids(a, b, masks[t])
-        out_a[t] = spa_of_uppers(human_upper, _normal_upper(a2, mid))
-        out_b[t] = spa_of_uppers(human_upper, _normal_upper(b2, mid))
+        out_a[t], out_b[t] = normal_spa_of_hybrids(a, b, masks[t], human_upper, mid)
     return out_a, out_b
+
+
+@njit(cache=True)
+def pa_of_hybrids(sum_a, sum_b, diff_sums, mask, human_sys, tol):
+    """Pairwise accuracy of both hybrids' system means for one draw (``mask``: systems x groups
+    of 8 segments, bit set = swapped), from both metrics' system totals and the subset sums of
+    ``b - a`` (:func:`_subset_sums`): only each system's total moves, by the sum of its swapped
+    cells' differences, 8 cells a look-up.  The one PERM hybrid PA of the engine and the lab.
+    """
+    n_systems, n_groups, _ = diff_sums.shape
+    ta = sum_a.copy()
+    tb = sum_b.copy()
+    for s in range(n_systems):
+        moved = 0.0
+        for g in range(n_groups):
+            moved += diff_sums[s, g, mask[s, g]]
+        ta[s] += moved
+        tb[s] -= moved
+    agree_a, pairs = _pairwise_agreement(human_sys, ta, tol)
+    agree_b, _ = _pairwise_agreement(human_sys, tb, tol)
+    return agree_a / pairs, agree_b / pairs
 
 
 @njit(cache=True, parallel=True)
 def _perm_both_pa(sum_a, sum_b, diff_sums, masks, human_sys, tol):
-    """Pairwise accuracy of both hybrids' system means: only each system's total moves, by the
-    sum of the swapped cells' differences (subset-sum look-ups, 8 cells at a time).
-    """
+    """:func:`pa_of_hybrids` for every draw."""
     n_draws = masks.shape[0]
-    n_systems, n_groups, _ = diff_sums.shape
     out_a = np.empty(n_draws)
     out_b = np.empty(n_draws)
     for t in prange(n_draws):
-        ta = sum_a.copy()
-        tb = sum_b.copy()
-        for s in range(n_systems):
-            moved = 0.0
-            for g in range(n_groups):
-                moved += diff_sums[s, g, masks[t, s, g]]
-            ta[s] += moved
-            tb[s] -= moved
-        agree_a, pairs = _pairwise_agreement(human_sys, ta, tol)
-        agree_b, _ = _pairwise_agreement(human_sys, tb, tol)
-        out_a[t] = agree_a / pairs
-        out_b[t] = agree_b / pairs
+        out_a[t], out_b[t] = pa_of_hybrids(sum_a, sum_b, diff_sums, masks[t], human_sys, tol)
     return out_a, out_b

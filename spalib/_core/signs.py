@@ -256,9 +256,41 @@ def _weighted_normal_upper(x, weights, mid):
                     ss0, ss1, ss2, ss3 = ss0 + w * d0 * d0, ss1 + w * d1 * d1, ss2 + w * d2 * d2, ss3 + w * d3 * d3
             for step, ss in enumerate((ss0, ss1, ss2, ss3)):
                 if j + step < n_systems:
-                    out[idx] = normal_upper_pvalue(totals[i] - totals[j + step], ss, mid)
+                    total = totals[i] - totals[j + step]
+                    if ss < _SS_FLOOR:   # (rare) the squares may have underflowed: sum them again, scaled
+                        total, ss = _scaled_pair_moments(x, weights, i, j + step)
+                    out[idx] = normal_upper_pvalue(total, ss, mid)
                     idx += 1
     return out
+
+
+_SS_FLOOR = 2.0 ** -900
+"""Below this, a pair's sum of squared differences may have lost terms to underflow (differences
+under about 1e-154, beside larger scores that the exact rescaling of the whole matrix keeps)."""
+
+
+@njit(cache=True)
+def _scaled_pair_moments(x, weights, i, j):
+    """The weighted sum and sum of squares of pair ``(i, j)``'s differences, each difference
+    multiplied by the power of two that brings the largest to [0.5, 1): exact, and since a
+    normal-limit p-value depends on ``total / sqrt(ss)`` only, it is the p-value of the same
+    pair in any other exactly rescaled copy of the scores.  (0, 0) for identical rows.
+    """
+    n_segments = x.shape[1]
+    largest = 0.0
+    for l in range(n_segments):
+        largest = max(largest, abs(x[i, l] - x[j, l]))
+    if largest == 0.0:
+        return 0.0, 0.0
+    scale = math.ldexp(1.0, -math.frexp(largest)[1])
+    total = 0.0
+    ss = 0.0
+    for l in range(n_segments):
+        d = (x[i, l] - x[j, l]) * scale
+        w = 1.0 if weights is None else weights[l]
+        total += w * d
+        ss += w * d * d
+    return total, ss
 
 
 @njit(cache=True)

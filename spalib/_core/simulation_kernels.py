@@ -14,6 +14,7 @@ from numba import njit, prange
 
 from spalib._core.extreme import reaches
 from spalib._core.meta import _pairwise_agreement, spa_of_uppers
+from spalib._core.perm_both import _subset_sums, normal_spa_of_hybrids, pa_of_hybrids
 from spalib._core.rng import _byte, sign_patterns, stream_key, swap_masks
 from spalib._core.signs import _normal_upper, tie_tolerance
 
@@ -58,43 +59,22 @@ def pair_test_counts(diffs, n_resamples, seed):
     return greater_equal, equal, two_sided
 
 
-@njit(cache=True)
-def _hybrid_statistic(keep, swap, mask, human_sys, human_upper, statistic, tol, hybrid):
-    """The statistic of the hybrid that has ``swap``'s score where ``mask``'s bit is set and
-    ``keep``'s elsewhere: PA of its system totals (``statistic`` 0) or SPA with normal-limit
-    p-values (1, the hybrid built in the buffer ``hybrid``), each as the library computes it.
-    """
-    n_systems, n_segments = keep.shape
-    if statistic == 0:
-        totals = np.zeros(n_systems)
-        for s in range(n_systems):
-            for l in range(n_segments):
-                kept, swapped = keep[s, l], swap[s, l]   # both read: a select, not a branch
-                totals[s] += swapped if (mask[s, l >> 3] >> (l & 7)) & 1 else kept
-        agree, pairs = _pairwise_agreement(human_sys, totals, tol)
-        return agree / pairs
-    for s in range(n_systems):
-        for l in range(n_segments):
-            kept, swapped = keep[s, l], swap[s, l]
-            hybrid[s, l] = swapped if (mask[s, l >> 3] >> (l & 7)) & 1 else kept
-    return spa_of_uppers(human_upper, _normal_upper(hybrid, False))
-
-
 @njit(cache=True, parallel=True)
-def metric_test_counts(human, first, second, statistic, scheme, n_resamples, block, early_min, early_max,
+def metric_test_counts(human, first, second, meta_metric, scheme, n_resamples, block, early_min, early_max,
                        stop_on_two_sided, seed):
     """The permutation test of two metrics in every replication, as :func:`spalib.compare_metrics`
-    runs it on z-scored metrics (``first``, ``second``): the observed better one first,
+    runs it on z-scored metrics (``first``, ``second``), with the engine's own hybrid meta-metric
+    (PA, ``meta_metric`` 0, or SPA with normal-limit p-values, 1): the observed better one first,
     ``Δ* >= Δ`` and ``|Δ*| >= |Δ|`` counted over the same draws in plain floating point, early
     stopping after every block on the one-sided p-value, or on the two-sided one if
-    ``stop_on_two_sided``.
+    ``stop_on_two_sided``.  PERM-INPUTS SPA: the library sums its draws by matrix products
+    instead, equal to these up to rounding.
 
     Returns the observed difference ``stat(first) - stat(second)``, the one-sided and the
     two-sided extreme counts and the draws used per replication.
     """
     n_replications, n_systems, n_segments = human.shape
     n_groups = (n_segments + 7) // 8
-    keep_all = np.zeros((n_systems, n_groups), dtype=np.uint8)
     delta = np.empty(n_replications)
     greater = np.zeros(n_replications, dtype=np.int64)
     two_sided = np.zeros(n_replications, dtype=np.int64)
@@ -105,20 +85,33 @@ def metric_test_counts(human, first, second, statistic, scheme, n_resamples, blo
         human_upper = _normal_upper(h, False)
         a = first[r]
         b = second[r]
-        tol = max(tie_tolerance(a), tie_tolerance(b))   # the larger of the pair's, as the library's PA
-        hybrid = np.empty((n_systems, n_segments))
-        stat_a = _hybrid_statistic(a, a, keep_all, human_sys, human_upper, statistic, tol, hybrid)
-        stat_b = _hybrid_statistic(b, b, keep_all, human_sys, human_upper, statistic, tol, hybrid)
+        if meta_metric == 0:   # each metric's PA with its own tie tolerance, as the library scores it
+            sum_a, sum_b = _row_sums(a), _row_sums(b)
+            agree_a, pairs = _pairwise_agreement(human_sys, sum_a, tie_tolerance(a))
+            agree_b, _ = _pairwise_agreement(human_sys, sum_b, tie_tolerance(b))
+            stat_a, stat_b = agree_a / pairs, agree_b / pairs
+        else:
+            sum_a = sum_b = human_sys   # (SPA moves no totals)
+            stat_a = spa_of_uppers(human_upper, _normal_upper(a, False))
+            stat_b = spa_of_uppers(human_upper, _normal_upper(b, False))
         delta[r] = stat_a - stat_b
-        better, worse = (a, b) if stat_a >= stat_b else (b, a)
+        better, worse, sum_better, sum_worse = (a, b, sum_a, sum_b) if stat_a >= stat_b else (b, a, sum_b, sum_a)
+        if meta_metric == 0:
+            tol = max(tie_tolerance(a), tie_tolerance(b))   # the larger of the pair's, as the library's PA
+            diff_sums = _subset_sums(better - worse)
         observed = abs(delta[r])
         key = stream_key(seed, r)
         while used[r] < n_resamples:
             size = min(block, n_resamples - used[r])
             masks = swap_masks(key, used[r], size, scheme, n_systems, n_groups)
             for k in range(size):
-                null = (_hybrid_statistic(better, worse, masks[k], human_sys, human_upper, statistic, tol, hybrid)
-                        - _hybrid_statistic(worse, better, masks[k], human_sys, human_upper, statistic, tol, hybrid))
+                # the engine's pair(better, worse): hybrids of worse (a) and better (b)
+                if meta_metric == 0:
+                    stat_worse, stat_better = pa_of_hybrids(sum_worse, sum_better, diff_sums, masks[k], human_sys,
+                                                            tol)
+                else:
+                    stat_worse, stat_better = normal_spa_of_hybrids(worse, better, masks[k], human_upper, False)
+                null = stat_better - stat_worse
                 greater[r] += reaches(null, observed, 0.0, False)   # plain floats, as compare_metrics
                 two_sided[r] += reaches(null, observed, 0.0, True)
             used[r] += size

@@ -8,13 +8,33 @@ labels must be unique and of one type; random state is ``None``, an int or a
 
 from __future__ import annotations
 
+import functools
 import numbers
 import os
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from numba import njit, prange
+
+
+def renamed_keyword(old: str, new: str):
+    """Accept the keyword ``old`` for ``new`` (its former name) with a DeprecationWarning; both at
+    once are refused.  Kept for one release after a rename.
+    """
+    def decorate(function):
+        @functools.wraps(function)
+        def wrapper(*args, **kwargs):
+            if old in kwargs:
+                if new in kwargs:
+                    raise TypeError(f"{function.__name__}() got `{new}` and its former name `{old}`: give `{new}`")
+                warnings.warn(f"{function.__name__}(): `{old}=` is now `{new}=`; the old name will go in the next "
+                              "release", DeprecationWarning, stacklevel=2)
+                kwargs[new] = kwargs.pop(old)
+            return function(*args, **kwargs)
+        return wrapper
+    return decorate
 
 
 def rng_iv(rng) -> np.random.Generator:

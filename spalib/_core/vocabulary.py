@@ -9,7 +9,7 @@ from typing import Literal, get_args
 MetaMetric = Literal["spa", "pa", "acc_eq"]
 """What a test between metrics scores them by: soft pairwise accuracy, pairwise accuracy of
 system means, or segment-level acc_eq with a calibrated tie threshold ("acc-t")."""
-PermStatistic = Literal["pa", "spa"]
+PermMetaMetric = Literal["pa", "spa"]
 """The meta-metrics a PERM test (and the simulation lab) swaps cells for."""
 SpaMethod = Literal["permutation", "normal"]
 """How SPA's own p-values are computed: sign patterns, or the normal approximation."""
@@ -30,7 +30,7 @@ Generator (fast, float64 sums); ``"mtme"``, mt-metrics-eval's recipe for an int 
 float32 arithmetic, so that p-values and SPA equal the toolkit's for that seed."""
 
 META_METRICS: tuple[str, ...] = get_args(MetaMetric)
-PERM_STATISTICS: tuple[str, ...] = get_args(PermStatistic)
+PERM_META_METRICS: tuple[str, ...] = get_args(PermMetaMetric)
 SPA_METHODS: tuple[str, ...] = get_args(SpaMethod)
 PVALUE_METHODS: tuple[str, ...] = get_args(PValueMethod)
 SCHEMES: tuple[str, ...] = get_args(Scheme)
