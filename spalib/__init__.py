@@ -33,6 +33,7 @@ from spalib.metametrics import (
     chance_levels,
     compare_metrics,
     pairwise_accuracy,
+    pairwise_difference_pearson,
     significance_ranks,
     soft_pairwise_accuracy,
     spa_from_pvalues,
@@ -69,7 +70,8 @@ from spalib.simulate import (
 
 __all__ = [
     "pairwise_pvalues", "draw_signs", "SignMatrix", "SIGN_RECIPES",
-    "pairwise_accuracy", "soft_pairwise_accuracy", "spa_from_pvalues", "chance_levels", "compare_metrics",
+    "pairwise_accuracy", "pairwise_difference_pearson", "soft_pairwise_accuracy", "spa_from_pvalues",
+    "chance_levels", "compare_metrics",
     "significance_ranks",
     "MetricComparison",
     "SoftPairwiseAccuracyResult", "EarlyStopping", "WMT_EARLY_STOPPING",

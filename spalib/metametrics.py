@@ -67,6 +67,58 @@ def pairwise_accuracy(human, metric) -> float:
     return agree / pairs
 
 
+def pairwise_difference_pearson(human, metric, *, grouping: str = "item") -> float:
+    """Pairwise difference Pearson (PDP): Pearson's r between the human and the metric score
+    differences of every pair of systems on the same segment.
+
+    Parameters
+    ----------
+    human, metric : DataFrame or array_like, systems x segments
+        Segment scores.  NaN in ``human`` marks a missing score: the pairs with it are left out;
+        the metric's scores are complete.
+    grouping : {"item", "none", "system"}
+        Which pairs of cells: the systems of each segment (PDP as proposed; mt-metrics-eval's
+        ``average_by="item"``), all cells (``"none"``: Pearson's r of the scores themselves), or
+        the segments of each system.
+
+    Returns
+    -------
+    float
+        NaN when the human or the metric scores are constant within every group.
+
+    Notes
+    -----
+    mt-metrics-eval correlates the differences of every ordered pair of cells of a group (both
+    orders, and each cell with itself), whose mean is 0; its value is therefore
+    ``sum d^h d^m / sqrt(sum (d^h)^2 sum (d^m)^2)`` over the pairs ``i < j``.  Over a group of
+    ``n`` cells ``sum_{i<j} (h_i - h_j)(m_i - m_j) = n sum_i (h_i - mean h)(m_i - mean m)``, so
+    the sums take one pass over the centred scores rather than one per pair.  Unlike acc_eq, PDP
+    uses the size of every difference, not only its sign, and needs no tie threshold; like any
+    Pearson correlation it is sensitive to extreme scores.
+
+    References
+    ----------
+    DiIanni, C. and Deutsch, D. (2025). Don't sweat the small stuff: segment-level meta-evaluation
+    based on pairwise difference correlation. EMNLP.
+
+    Examples
+    --------
+    >>> human = [[1, 2, 3], [4, 5, 6]]           # 2 systems x 3 segments
+    >>> metric = [[2, 1, 4], [3, 3, 7]]
+    >>> round(pairwise_difference_pearson(human, metric), 3)
+    0.926
+    >>> round(pairwise_difference_pearson(human, metric, grouping="none"), 3)   # Pearson's r
+    0.776
+    """
+    grouping = choice_iv(grouping, "grouping", ("item", "none", "system"))
+    h, m, _ = align_matrices(human, metric, missing_human=True)
+    if grouping == "none":
+        h, m = h.reshape(-1, 1), m.reshape(-1, 1)
+    elif grouping == "system":
+        h, m = np.ascontiguousarray(h.T), np.ascontiguousarray(m.T)
+    return float(meta.pdp_of_columns(rescaled(h), rescaled(m)))
+
+
 @dataclass(frozen=True)
 class SoftPairwiseAccuracyResult:
     """Soft Pairwise Accuracy and the two p-value matrices it compares.
@@ -221,7 +273,7 @@ def soft_pairwise_accuracy(human, metric, *, n_resamples: int = 1000, rng=None,
 
 def chance_levels(human, *, n_resamples: int = 200, spa_resamples: int = 1000, rng=None) -> pd.DataFrame:
     """What a metric that scores at random gets on these human scores: the chance level of PA,
-    SPA and acc_eq (tie-calibrated, grouped by item), as WMT ranks with them.
+    SPA, acc_eq (tie-calibrated, grouped by item) and PDP (within segments).
 
     Parameters
     ----------
@@ -238,7 +290,8 @@ def chance_levels(human, *, n_resamples: int = 200, spa_resamples: int = 1000, r
     Returns
     -------
     DataFrame
-        One row per meta-metric (``pa``, ``spa``, ``acc_eq``; the index is named ``meta_metric``):
+        One row per meta-metric (``pa``, ``spa``, ``acc_eq``, ``pdp``; the index is named
+        ``meta_metric``):
         ``expected`` (derived where it can be, else the simulated mean), ``simulated`` (the mean
         over the random metrics), ``se`` (its Monte-Carlo standard error) and ``how`` the
         expected value was found.
@@ -252,7 +305,8 @@ def chance_levels(human, *, n_resamples: int = 200, spa_resamples: int = 1000, r
     pair is uniform on [0, 1], and ``E|p - U| = (p**2 + (1 - p)**2) / 2``, so
     ``E[SPA] = 1 - mean_{i<j} (p_ij**2 + (1 - p_ij)**2) / 2`` with the humans' p-values ``p_ij``.
     acc_eq with tie calibration has no closed form here (the threshold is chosen on the random
-    scores themselves): it is simulated.
+    scores themselves): it is simulated.  PDP, exactly: a random metric and its negation are
+    equally likely and have opposite PDPs, so ``E[PDP] = 0``.
 
     References
     ----------
@@ -276,19 +330,20 @@ def chance_levels(human, *, n_resamples: int = 200, spa_resamples: int = 1000, r
     human_pvalues = pairwise_pvalues(h, signs=signs)   # once, for every random metric too
     p_h = human_pvalues[np.triu_indices(h.shape[0], 1)]
     expected = {"pa": float((1 - pairwise_accuracy(human_sys, np.zeros_like(human_sys))) / 2),
-                "spa": 1 - float(np.mean((p_h ** 2 + (1 - p_h) ** 2) / 2))}
-    draws = {"pa": [], "spa": [], "acc_eq": []}
+                "spa": 1 - float(np.mean((p_h ** 2 + (1 - p_h) ** 2) / 2)), "pdp": 0.0}
+    draws = {"pa": [], "spa": [], "acc_eq": [], "pdp": []}
     for _ in range(n_resamples):
         m = rng.standard_normal(h.shape)
         draws["pa"].append(pairwise_accuracy(human_sys, m.mean(axis=1)))
         draws["spa"].append(spa_from_pvalues(human_pvalues, pairwise_pvalues(m, signs=signs)))
         draws["acc_eq"].append(tie_calibration(h, m).statistic)
+        draws["pdp"].append(pairwise_difference_pearson(h, m))
     rows = {}
     for stat, values in draws.items():
         simulated = float(np.mean(values))
         se = float(np.std(values, ddof=1) / np.sqrt(n_resamples)) if n_resamples > 1 else np.nan
         rows[stat] = {"expected": expected.get(stat, simulated), "simulated": simulated, "se": se,
-                      "how": {"pa": "exact", "spa": "uniform p-values"}.get(stat, "simulation")}
+                      "how": {"pa": "exact", "spa": "uniform p-values", "pdp": "exact"}.get(stat, "simulation")}
     return pd.DataFrame.from_dict(rows, orient="index").rename_axis("meta_metric")
 
 
@@ -549,7 +604,7 @@ def _compare_metrics_iv(human, metrics, meta_metric, n_resamples, rng, signs, sp
         raise TypeError(f"`early_stopping` must be None or an EarlyStopping, e.g. spalib.WMT_EARLY_STOPPING; "
                         f"got {early_stopping!r}")
     if meta_metric == "acc_eq" and early_stopping is not None:
-        raise ValueError("`early_stopping` applies to PERM-BOTH (meta_metric 'spa' or 'pa'), "
+        raise ValueError("`early_stopping` applies to PERM-BOTH (meta_metric 'spa', 'pa' or 'pdp'), "
                          "not to the acc_eq pairs test")
     h, raw, _ = align_metrics(human, metrics, minimum=2)
     if isinstance(signs, SignMatrix) and signs.n_segments != h.shape[1]:
@@ -692,9 +747,27 @@ class _TieCalibratedAccuracy:
             rng_kernels.sign_patterns(key, first, size, informative.size))
 
 
+class _PairwiseDifferencePearson(_PerturbedMetrics):
+    """PDP within segments (:func:`pairwise_difference_pearson`, ``grouping="item"``)."""
+
+    def __init__(self, plan: _Plan):
+        super().__init__(plan)
+        self.human = rescaled(plan.human)
+        if not (np.ptp(self.human, axis=0) > 0).any():
+            raise ValueError("`human` scores every system of a segment alike, in every segment: PDP is undefined")
+        self.scores = {n: meta.pdp_of_columns(self.human, m) for n, m in plan.metrics.items()}
+        undefined = [n for n, score in self.scores.items() if np.isnan(score)]
+        if undefined:
+            raise ValueError(f"metrics[{undefined[0]!r}] scores every system of a segment alike, in every segment: "
+                             "its PDP is undefined")
+
+    def _hybrids(self, a, b, names):
+        return lambda masks: perm_both._perm_both_pdp(a, b, masks, self.human)
+
+
 # each meta-metric's tester for the engine (SPA's by how its own p-values are computed)
 _TESTERS = {"pa": _PairwiseAccuracy, "normal": _NormalSPA, "permutation": _PermutationSPA,
-            "acc_eq": _TieCalibratedAccuracy}
+            "acc_eq": _TieCalibratedAccuracy, "pdp": _PairwiseDifferencePearson}
 
 
 def _inputs_normal_spa_draws(a, b, upper, human_upper, mid):
@@ -740,11 +813,12 @@ def compare_metrics(human, metrics: dict, *, meta_metric: MetaMetric = "spa", n_
         Human segment scores, complete (no missing cells).
     metrics : dict of name -> DataFrame
         Each metric's segment scores on the same systems and segments.
-    meta_metric : {"spa", "pa", "acc_eq"}
-        SPA, pairwise accuracy of system scores taken as segment means (as the SPA paper does), or
+    meta_metric : {"spa", "pa", "acc_eq", "pdp"}
+        SPA, pairwise accuracy of system scores taken as segment means (as the SPA paper does),
         the segment-level acc_eq with each metric's calibrated tie threshold, group-by-item, tested
         with the pairs test (WMT23-25 "acc-t"; :func:`spalib.pairs_permutation_test`; the
-        thresholds are in ``settings["epsilons"]``).
+        thresholds are in ``settings["epsilons"]``), or the pairwise difference Pearson
+        correlation within segments (:func:`pairwise_difference_pearson`), tested by PERM-BOTH.
     n_resamples : int
         PERM-BOTH draws per metric pair (mt-metrics-eval's ``k``, default 1000); 0: no test, and
         ranks that are positions by score (the toolkit's ``k = 0``; p-values NaN, no draws).

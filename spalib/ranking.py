@@ -83,7 +83,7 @@ def metric_intervals(human, metrics: dict, *, meta_metric: MetaMetric = "spa", c
         Human segment scores, complete.
     metrics : dict of name -> DataFrame
         Each metric's segment scores on the same systems and segments.
-    meta_metric : {"spa", "pa", "acc_eq"}
+    meta_metric : {"spa", "pa", "acc_eq", "pdp"}
         As in :func:`spalib.compare_metrics`.
     confidence_level : float
         E.g. 0.95.
@@ -109,7 +109,8 @@ def metric_intervals(human, metrics: dict, *, meta_metric: MetaMetric = "spa", c
     sign-flip distribution, close to the exact p-value when there are many segments; the
     permutation p-values would cost ``K`` sign patterns per sample); PA from the samples' system totals;
     acc_eq (group-by-item) as the mean of the drawn items' accuracies at fixed thresholds, so
-    its interval leaves out the variability of the calibration.
+    its interval leaves out the variability of the calibration; PDP from the drawn segments'
+    centred sums.
 
     References
     ----------
@@ -137,6 +138,8 @@ def metric_intervals(human, metrics: dict, *, meta_metric: MetaMetric = "spa", c
         tol = max(sign_kernels.tie_tolerance(m) for m in metrics)
         metric_sums = np.stack([bootstrap._resample_sums(counts, m) for m in metrics])
         samples = bootstrap._bootstrap_pa(bootstrap._resample_sums(counts, human), metric_sums, tol)
+    elif meta_metric == "pdp":
+        samples = _pdp_samples(human, metrics, counts)
     else:
         per_item = np.stack([_item_accuracies(human, m, None if epsilons is None else epsilons[n])
                              for n, m in zip(names, metrics)])
@@ -144,6 +147,19 @@ def metric_intervals(human, metrics: dict, *, meta_metric: MetaMetric = "spa", c
     tail = 100 * (1 - level) / 2
     low, high = np.percentile(samples, [tail, 100 - tail], axis=0)
     return pd.DataFrame({"low": low, "high": high}, index=pd.Index(names, name="metric"))
+
+
+def _pdp_samples(human: np.ndarray, metrics: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """PDP within segments of each bootstrap sample (rows of ``counts``: how often each segment
+    is drawn) and metric: each segment's centred cross and square sums, weighted by its count
+    (:func:`spalib._core.meta.pdp_sums` with every system scored).
+    """
+    hc = human - human.mean(axis=0)
+    mc = metrics - metrics.mean(axis=1, keepdims=True)
+    cross = bootstrap._resample_sums(counts, np.einsum("sl,msl->ml", hc, mc))
+    human_squares = bootstrap._resample_sums(counts, (hc * hc).sum(axis=0)[None, :])
+    metric_squares = bootstrap._resample_sums(counts, (mc * mc).sum(axis=1))
+    return cross / np.sqrt(human_squares * metric_squares)
 
 
 def _item_accuracies(human: np.ndarray, metric: np.ndarray, epsilon: float | None) -> np.ndarray:
@@ -447,7 +463,7 @@ class MetricRanking:
                 else ", no early stopping")
         stats = s["meta_metrics"]
         tests = []
-        if {"spa", "pa"} & set(stats):
+        if {"spa", "pa", "pdp"} & set(stats):
             tests.append(f"PERM-BOTH, {s['n_resamples']} draws per metric pair{stop}")
         if "spa" in stats:
             tests.append(f"SPA from {s['spa_resamples']} shared sign patterns ({s['signs']})")
@@ -577,7 +593,7 @@ def _rank_metrics_iv(tasks, meta_metrics, n_resamples, rng, signs, spa_resamples
         prepared[str(name)] = pair, aligned
     meta_metrics = (meta_metrics,) if isinstance(meta_metrics, str) else tuple(meta_metrics)
     if not meta_metrics:
-        raise ValueError("`meta_metrics` must name at least one of spa, pa, acc_eq")
+        raise ValueError("`meta_metrics` must name at least one of spa, pa, acc_eq, pdp")
     meta_metrics = tuple(choice_iv(s, "meta_metrics", META_METRICS) for s in meta_metrics)
     for name, (_, aligned) in prepared.items():   # what compare_metrics would refuse, before any task runs
         for metric, m in aligned.items():
@@ -660,7 +676,7 @@ def rank_metrics(tasks: dict, *, meta_metrics: MetaMetric | Sequence[MetaMetric]
     ----------
     tasks : dict of name -> SegmentTask or (human, metrics)
         E.g. ``{"en-de": spalib.data.segment_task(spalib.data.load_mtme("wmt23", "en-de"))}``.
-    meta_metrics : str or sequence of {"spa", "pa", "acc_eq"}
+    meta_metrics : str or sequence of {"spa", "pa", "acc_eq", "pdp"}
         What to rank by; every (task, meta-metric) is one column of the table.
     n_resamples, signs, spa_resamples, early_stopping, alpha
         As in :func:`spalib.compare_metrics` (``n_resamples=0``: no test; ranks are positions by

@@ -43,7 +43,8 @@ def test_row_11_spa_normal_of_huge_metric_scores_is_unchanged():
 
 
 @pytest.mark.parametrize("scale", [1e160, 1e300, 1e-250, 2.0 ** 900])
-@pytest.mark.parametrize("kw", [dict(meta_metric="spa"), dict(meta_metric="pa"), dict(spa_method="normal")])
+@pytest.mark.parametrize("kw", [dict(meta_metric="spa"), dict(meta_metric="pa"), dict(spa_method="normal"),
+                                dict(meta_metric="pdp")])
 def test_rows_12_to_15_compare_metrics_of_scaled_metrics_equals_the_unscaled(scale, kw):
     human, metrics = comparison_toy()
     args = dict(n_resamples=60, spa_resamples=100, rng=4, **kw)
@@ -263,7 +264,7 @@ def pair_pvalue(comparison, a, b):
 @pytest.mark.parametrize("statistic, options", [
     ("pa", {}), ("spa", {}), ("spa", dict(spa_method="normal")), ("spa", dict(signs="mtme")),
     ("pa", dict(permutation="inputs")), ("spa", dict(permutation="systems", spa_method="normal")),
-    ("acc_eq", {})])
+    ("acc_eq", {}), ("pdp", {}), ("pdp", dict(permutation="inputs"))])
 @pytest.mark.parametrize("alternative", ["greater", "two-sided"])
 def test_a_pairs_pvalue_does_not_depend_on_the_other_metrics(statistic, options, alternative):
     human, metrics = comparison_toy()
@@ -279,7 +280,7 @@ def test_a_pairs_pvalue_does_not_depend_on_the_other_metrics(statistic, options,
 
 def test_early_stopping_uses_the_first_draws_of_the_pairs_own_stream():
     human, metrics = comparison_toy()
-    for statistic in ("pa", "spa"):
+    for statistic in ("pa", "spa", "pdp"):
         full = spalib.compare_metrics(human, metrics, meta_metric=statistic, n_resamples=1000, rng=3)
         stopped = spalib.compare_metrics(human, metrics, meta_metric=statistic, n_resamples=1000, rng=3,
                                          early_stopping=spalib.WMT_EARLY_STOPPING)
@@ -311,7 +312,7 @@ def test_a_ranking_restricted_to_some_metrics_keeps_their_pvalues():
 
 
 @pytest.mark.parametrize("meta_metric, spa_method", [("pa", "normal"), ("spa", "normal"), ("spa", "permutation"),
-                                                     ("acc_eq", "normal")])
+                                                     ("acc_eq", "normal"), ("pdp", "normal")])
 def test_a_pair_tested_either_way_round_draws_the_same_swaps(meta_metric, spa_method):
     from spalib import metametrics
     from spalib._core import engine

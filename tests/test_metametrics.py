@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 import spalib
 from spalib import data
@@ -359,9 +360,10 @@ def test_chance_levels_derived_match_a_simulation_of_random_metrics():
     tied.iloc[1] = tied.iloc[0]                        # two systems the humans tie
     for human in (task.human, tied):
         levels = spalib.chance_levels(human, n_resamples=200, spa_resamples=500, rng=3)
-        assert list(levels.index) == ["pa", "spa", "acc_eq"]
-        assert list(levels["how"]) == ["exact", "uniform p-values", "simulation"]
-        pa, spa, acc = (levels.loc[s] for s in levels.index)
+        assert list(levels.index) == ["pa", "spa", "acc_eq", "pdp"]
+        assert list(levels["how"]) == ["exact", "uniform p-values", "simulation", "exact"]
+        pa, spa, acc, pdp = (levels.loc[s] for s in levels.index)
+        assert pdp.expected == 0 and abs(pdp.simulated) < 4 * pdp.se
         assert abs(pa.expected - pa.simulated) < 4 * pa.se
         assert abs(spa.expected - spa.simulated) < 4 * spa.se + 1 / 500   # the patterns' granularity
         assert acc.expected == acc.simulated and 0 <= acc.se < 0.01
@@ -446,3 +448,111 @@ def test_a_recount_without_stored_tolerances_says_why_it_cannot_count():
                                meta_metric="pa", n_resamples=20, rng=1)
     with pytest.raises(ValueError, match="no tolerance stored"):
         dataclasses.replace(c, tolerances={}).recount(alternative="two-sided")
+
+
+# --- pairwise difference Pearson (PDP) -------------------------------------------------------------
+
+def pdp_toy():
+    rng = np.random.default_rng(1)
+    human = pd.DataFrame(rng.normal(size=(6, 40)), index=[f"s{i}" for i in range(6)])
+    return human, {f"m{k}": human + rng.normal(scale=0.5 + k, size=(6, 40)) for k in range(3)}
+
+
+def pdp_by_enumeration(human, metric, grouping):
+    """mt-metrics-eval's recipe, spelled out: every ordered pair of cells of a group (each cell with
+    itself too), both scores' differences, one Pearson correlation over all of them (scipy)."""
+    h, m = np.asarray(human, dtype=float), np.asarray(metric, dtype=float)
+    groups = {"item": list(zip(h.T, m.T)), "system": list(zip(h, m)), "none": [(h.ravel(), m.ravel())]}[grouping]
+    dh, dm = [], []
+    for gh, gm in groups:
+        keep = ~np.isnan(gh)
+        gh, gm = gh[keep], gm[keep]
+        dh += list((gh[:, None] - gh[None, :]).ravel())
+        dm += list((gm[:, None] - gm[None, :]).ravel())
+    return stats.pearsonr(dh, dm)[0]
+
+
+def test_pdp_equals_mt_metrics_eval_s_test_values():
+    """mt-metrics-eval stats_test.py (testPearsonPdp, testPdpWithAveragingAndNones): its score
+    vectors are system-major, two systems."""
+    human, metric = [[1, 2, 3], [4, 5, 6]], [[2, 1, 4], [3, 3, 7]]
+    for grouping, published in (("item", 0.926), ("none", 0.776), ("system", 0.766)):
+        assert round(spalib.pairwise_difference_pearson(human, metric, grouping=grouping), 3) == published
+    human, metric = [[1, 5, np.nan], [10, 2, 12]], [[3, 15, 1], [20, 4, 24]]
+    assert round(spalib.pairwise_difference_pearson(human, metric), 3) == 0.968
+    assert round(spalib.pairwise_difference_pearson(human, metric, grouping="none"), 3) == 0.975
+
+
+@pytest.mark.parametrize("grouping", ["item", "none", "system"])
+def test_pdp_equals_pearson_over_every_pair_s_differences(grouping):
+    rng = np.random.default_rng(2)
+    human = rng.normal(size=(6, 40))
+    metric = human + rng.normal(size=human.shape) + rng.normal(size=40)   # plus a bias per segment
+    human[rng.random(human.shape) < 0.1] = np.nan                          # some scores missing
+    assert spalib.pairwise_difference_pearson(human, metric, grouping=grouping) == pytest.approx(
+        pdp_by_enumeration(human, metric, grouping), abs=1e-12)
+    if grouping == "none":   # all cells: Pearson's r of the scores themselves
+        keep = ~np.isnan(human)
+        assert spalib.pairwise_difference_pearson(human, metric, grouping="none") == pytest.approx(
+            stats.pearsonr(human[keep], metric[keep])[0], abs=1e-12)
+
+
+def test_pdp_within_segments_ignores_what_a_metric_adds_to_a_whole_segment():
+    rng = np.random.default_rng(3)
+    human = rng.normal(size=(5, 30))
+    metric = human + rng.normal(size=human.shape)
+    shifted = 3.0 * metric + rng.normal(scale=10, size=30)   # a positive scale, a bias per segment
+    assert spalib.pairwise_difference_pearson(human, shifted) == pytest.approx(
+        spalib.pairwise_difference_pearson(human, metric), abs=1e-12)
+    assert spalib.pairwise_difference_pearson(human, shifted, grouping="none") != pytest.approx(
+        spalib.pairwise_difference_pearson(human, metric, grouping="none"), abs=1e-3)
+
+
+def test_pdp_perm_both_draws_equal_recomputing_each_hybrid():
+    rng = np.random.default_rng(4)
+    human, a, b = rng.normal(size=(3, 5, 21))
+    masks = rng.integers(0, 256, size=(6, 5, 3), dtype=np.uint8)
+    fast_a, fast_b = perm_both._perm_both_pdp(a, b, masks, human)
+    for t, swap in enumerate(masks):
+        a2, b2 = hybrid(a, b, swap)
+        assert fast_a[t] == pytest.approx(pdp_by_enumeration(human, a2, "item"), abs=1e-12)
+        assert fast_b[t] == pytest.approx(pdp_by_enumeration(human, b2, "item"), abs=1e-12)
+
+
+def test_compare_metrics_by_pdp_scores_as_the_function_and_tests_with_perm_both():
+    human, metrics = pdp_toy()
+    c = spalib.compare_metrics(human, metrics, meta_metric="pdp", n_resamples=200, rng=5)
+    for name, score in c.scores.items():
+        assert score == pytest.approx(spalib.pairwise_difference_pearson(human, metrics[name]), abs=1e-12)
+    assert c.meta_metric == "pdp" and list(c.scores.index) == sorted(metrics, key=lambda n: -c.scores[n])
+    best, worst = c.scores.index[0], c.scores.index[-1]
+    null = c.null_draws(best, worst)
+    assert c.pvalues.loc[best, worst] == np.mean(null >= c.scores[best] - c.scores[worst])
+
+
+def test_pdp_intervals_are_the_pdp_of_the_drawn_segments():
+    human, metrics = pdp_toy()
+    ci = spalib.metric_intervals(human, metrics, meta_metric="pdp", n_resamples=300, rng=6)
+    rng = np.random.default_rng(6)   # the intervals' segment draws, replayed
+    n = human.shape[1]
+    draws = rng.integers(0, n, size=(300, n))
+    for name in ci.index:
+        samples = [spalib.pairwise_difference_pearson(human.to_numpy()[:, d], metrics[name].to_numpy()[:, d])
+                   for d in draws]
+        low, high = np.percentile(samples, [2.5, 97.5])
+        assert ci.loc[name, "low"] == pytest.approx(low, abs=1e-12)
+        assert ci.loc[name, "high"] == pytest.approx(high, abs=1e-12)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda h, m: spalib.pairwise_difference_pearson(h, m, grouping="pairs"), "`grouping` must be one of"),
+    (lambda h, m: spalib.pairwise_difference_pearson(h, m.where(m > 0)), "missing value"),
+    (lambda h, m: spalib.compare_metrics(h, {"flat": h * 0 + h.mean(axis=0), "m": m}, meta_metric="pdp"),
+     r"metrics\['flat'\] scores every system of a segment alike"),
+    (lambda h, m: spalib.compare_metrics(h * 0 + 1, {"a": m, "m": m + 1}, meta_metric="pdp"),
+     "`human` scores every system of a segment alike"),
+])
+def test_pdp_refuses_what_it_cannot_score(call, message):
+    human, metrics = pdp_toy()
+    with pytest.raises(ValueError, match=message):
+        call(human, metrics["m0"])

@@ -36,8 +36,11 @@ def align_vectors(human, metric) -> tuple[np.ndarray, np.ndarray]:
     return h, m
 
 
-def align_matrices(human, metric, name: str = "metric") -> tuple[np.ndarray, np.ndarray, list]:
-    """Two systems x segments matrices, aligned by system (sorted: a canonical order) and segment."""
+def align_matrices(human, metric, name: str = "metric", *, missing_human: bool = False
+                   ) -> tuple[np.ndarray, np.ndarray, list]:
+    """Two systems x segments matrices, aligned by system (sorted: a canonical order) and segment;
+    complete, except that ``missing_human`` lets NaN mark a missing human score.
+    """
     if isinstance(human, pd.DataFrame) != isinstance(metric, pd.DataFrame):
         raise TypeError(f"give `human` and `{name}` both as DataFrames (systems x segments) or both as arrays")
     if isinstance(human, pd.DataFrame):
@@ -49,7 +52,7 @@ def align_matrices(human, metric, name: str = "metric") -> tuple[np.ndarray, np.
         human, metric = human.loc[systems], metric.loc[systems]
     else:
         systems = list(range(np.shape(human)[0]))
-    h = score_matrix_iv(human, "human")
+    h = score_matrix_iv(human, "human", allow_nan=missing_human)
     m = score_matrix_iv(metric, name)
     if h.shape != m.shape:
         raise ValueError(f"`human` has shape {h.shape}, `{name}` {m.shape}")

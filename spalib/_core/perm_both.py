@@ -15,7 +15,7 @@ from numba import njit, prange
 from threadpoolctl import ThreadpoolController
 
 from spalib._core.extreme import reaches
-from spalib._core.meta import _pairwise_agreement, spa_from_matrix, spa_of_uppers
+from spalib._core.meta import _pairwise_agreement, pdp_of_columns, spa_from_matrix, spa_of_uppers
 from spalib._core.signs import _count_beyond, _lowest_bit, _normal_upper, _pvalue
 
 
@@ -293,6 +293,23 @@ def _perm_both_spa_normal(a, b, masks, human_upper, mid):
     out_b = np.empty(n_draws)
     for t in prange(n_draws):
         out_a[t], out_b[t] = normal_spa_of_hybrids(a, b, masks[t], human_upper, mid)
+    return out_a, out_b
+
+
+@njit(cache=True)
+def pdp_of_hybrids(a, b, mask, human):
+    """The pairwise difference Pearson correlation within segments of both hybrids of one draw."""
+    a2, b2 = _hybrids(a, b, mask)
+    return pdp_of_columns(human, a2), pdp_of_columns(human, b2)
+
+
+@njit(cache=True, parallel=True)
+def _perm_both_pdp(a, b, masks, human):
+    n_draws = masks.shape[0]
+    out_a = np.empty(n_draws)
+    out_b = np.empty(n_draws)
+    for t in prange(n_draws):
+        out_a[t], out_b[t] = pdp_of_hybrids(a, b, masks[t], human)
     return out_a, out_b
 
 

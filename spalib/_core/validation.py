@@ -139,15 +139,17 @@ def real_array_iv(values, name: str, *, allow_nan: bool = False, ndim: int | tup
     return array
 
 
-def score_matrix_iv(scores, name: str = "scores") -> np.ndarray:
-    """A complete systems x segments matrix: 2-D, at least two systems, finite."""
+def score_matrix_iv(scores, name: str = "scores", *, allow_nan: bool = False) -> np.ndarray:
+    """A systems x segments matrix: 2-D, at least two systems, finite (complete unless ``allow_nan``:
+    NaN then marks a missing score).
+    """
     array = real_array_iv(scores, name, allow_nan=True)
     if array.ndim != 2:
         raise ValueError(f"`{name}` must be a 2-D systems x segments matrix; got {array.ndim} dimension(s)")
     if array.shape[0] < 2 or array.shape[1] < 1:
         raise ValueError(f"`{name}` needs at least 2 systems and 1 segment; got shape {array.shape}")
     missing = np.isnan(array)
-    if missing.any():
+    if missing.any() and not allow_nan:
         columns = np.flatnonzero(missing.any(axis=0))
         raise ValueError(
             f"`{name}` has {missing.sum()} missing value(s) in {len(columns)} segment(s) "

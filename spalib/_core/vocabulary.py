@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
-MetaMetric = Literal["spa", "pa", "acc_eq"]
+MetaMetric = Literal["spa", "pa", "acc_eq", "pdp"]
 """What a test between metrics scores them by: soft pairwise accuracy, pairwise accuracy of
-system means, or segment-level acc_eq with a calibrated tie threshold ("acc-t")."""
+system means, segment-level acc_eq with a calibrated tie threshold ("acc-t"), or the pairwise
+difference Pearson correlation within segments."""
 PermMetaMetric = Literal["pa", "spa"]
 """The meta-metrics a PERM test (and the simulation lab) swaps cells for."""
 SpaMethod = Literal["permutation", "normal"]
