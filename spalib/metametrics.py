@@ -84,7 +84,8 @@ def pairwise_difference_pearson(human, metric, *, grouping: str = "item") -> flo
     Returns
     -------
     float
-        NaN when the human or the metric scores are constant within every group.
+        NaN when the human or the metric scores are constant within every group
+        (mt-metrics-eval returns 0 there).
 
     Notes
     -----
