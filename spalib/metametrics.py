@@ -19,8 +19,9 @@ from spalib._core.sign_matrix import signs_arguments_iv
 from spalib._core.extreme import count_extreme
 from spalib._core.validation import (choice_iv, flag_iv, int_iv, positive_int_iv, probability_iv, real_array_iv,
                                      real_iv, renamed_keyword, rescaled, sums_iv)
-from spalib._core.vocabulary import (ALTERNATIVES, META_METRICS, PVALUE_METHODS, SCHEMES, SPA_METHODS, TIES,
-                                     Alternative, MetaMetric, PValueMethod, Scheme, SignRecipe, SpaMethod, Ties)
+from spalib._core.vocabulary import (ALTERNATIVES, GROUPINGS, META_METRICS, PVALUE_METHODS, SCHEMES, SPA_METHODS, TIES,
+                                     Alternative, Grouping, MetaMetric, PValueMethod, Scheme, SignRecipe, SpaMethod,
+                                     Ties)
 from spalib.rank_correlations import kendall_tau, tie_calibration
 from spalib.resampling import SignMatrix, draw_signs, pairwise_pvalues
 
@@ -67,7 +68,7 @@ def pairwise_accuracy(human, metric) -> float:
     return agree / pairs
 
 
-def pairwise_difference_pearson(human, metric, *, grouping: str = "item") -> float:
+def pairwise_difference_pearson(human, metric, *, grouping: Grouping = "item") -> float:
     """Pairwise difference Pearson (PDP): Pearson's r between the human and the metric score
     differences of every pair of systems on the same segment.
 
@@ -111,7 +112,7 @@ def pairwise_difference_pearson(human, metric, *, grouping: str = "item") -> flo
     >>> round(pairwise_difference_pearson(human, metric, grouping="none"), 3)   # Pearson's r
     0.776
     """
-    grouping = choice_iv(grouping, "grouping", ("item", "none", "system"))
+    grouping = choice_iv(grouping, "grouping", GROUPINGS)
     h, m, _ = align_matrices(human, metric, missing_human=True)
     if grouping == "none":
         h, m = h.reshape(-1, 1), m.reshape(-1, 1)

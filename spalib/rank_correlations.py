@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from spalib._core import rank_kernels as _k, signs as sign_kernels
-from spalib._core.vocabulary import ALTERNATIVES
+from spalib._core.vocabulary import ALTERNATIVES, GROUPINGS, Grouping
 from spalib._core.validation import choice_iv, labels_iv, positive_int_iv, real_array_iv, real_iv, rng_iv
 
 __all__ = ["kendall_tau", "tie_calibration", "pairs_permutation_test", "KendallResult", "TieCalibrationResult",
@@ -120,7 +120,6 @@ def _matrices(human, metric, metric_name: str = "metric") -> tuple[np.ndarray, n
     return h, m
 
 
-_GROUPINGS = ("none", "item", "system")
 
 
 def _group_rows(grouping: str, *matrices: np.ndarray) -> list[np.ndarray]:
@@ -153,7 +152,7 @@ def _groups(h, m, grouping):
         yield hg[keep], mg[keep]
 
 
-def kendall_tau(human, metric, *, variant: str, epsilon: float = 0.0, grouping: str = "none",
+def kendall_tau(human, metric, *, variant: str, epsilon: float = 0.0, grouping: Grouping = "none",
                 threshold: float = 25.0) -> KendallResult:
     """A Kendall-type statistic between human and metric scores, with explicit tie handling.
 
@@ -201,7 +200,7 @@ def kendall_tau(human, metric, *, variant: str, epsilon: float = 0.0, grouping: 
     """
     variant = _variant(variant)
     epsilon = real_iv(epsilon, "epsilon", low=0.0)
-    grouping = choice_iv(grouping, "grouping", _GROUPINGS)
+    grouping = choice_iv(grouping, "grouping", GROUPINGS)
     threshold = real_iv(threshold, "threshold", low=0.0)
     if variant == "c" and epsilon > 0:
         raise ValueError("variant 'c' is defined for exact ties only (epsilon = 0)")
@@ -248,7 +247,7 @@ class TieCalibrationResult:
     n_pairs: int
 
 
-def tie_calibration(human, metric, *, variant: str = "acc_eq", grouping: str = "item", sample_rate: float = 1.0,
+def tie_calibration(human, metric, *, variant: str = "acc_eq", grouping: Grouping = "item", sample_rate: float = 1.0,
                     rng=None) -> TieCalibrationResult:
     """Tie calibration: the tie threshold ``epsilon`` that maximises ``acc_eq`` (or ``tau_eq``).
 
@@ -293,7 +292,7 @@ def tie_calibration(human, metric, *, variant: str = "acc_eq", grouping: str = "
     variant = _variant(variant)
     if variant not in ("acc_eq", "tau_eq"):
         raise ValueError(f"tie calibration optimises 'acc_eq' or 'tau_eq'; got variant {variant!r}")
-    grouping = choice_iv(grouping, "grouping", _GROUPINGS)
+    grouping = choice_iv(grouping, "grouping", GROUPINGS)
     sample_rate = real_iv(sample_rate, "sample_rate", low=0.0, high=1.0, low_open=True)
     rng = rng_iv(rng)  # checked on every path; a Generator is returned as is, not advanced
     return _tie_calibration(*_matrices(human, metric), variant, grouping, sample_rate, rng)
@@ -338,7 +337,7 @@ class PairsTestResult:
         return self.statistic1 - self.statistic2
 
 
-def pairs_permutation_test(human, metric1, metric2, *, variant: str = "acc_eq", grouping: str = "item",
+def pairs_permutation_test(human, metric1, metric2, *, variant: str = "acc_eq", grouping: Grouping = "item",
                            epsilon1: float | None = None, epsilon2: float | None = None, sample_rate: float = 1.0,
                            n_resamples: int = 1000, rng=None, method: str = "permutation",
                            alternative: str = "greater") -> PairsTestResult:
@@ -398,7 +397,7 @@ def pairs_permutation_test(human, metric1, metric2, *, variant: str = "acc_eq", 
     variant = _variant(variant)
     if variant not in ("acc_eq", "tau_eq"):
         raise ValueError(f"the pairs test supports 'acc_eq' and 'tau_eq' (linear in the pairs); got {variant!r}")
-    grouping = choice_iv(grouping, "grouping", _GROUPINGS)
+    grouping = choice_iv(grouping, "grouping", GROUPINGS)
     epsilon1 = None if epsilon1 is None else real_iv(epsilon1, "epsilon1", low=0.0)
     epsilon2 = None if epsilon2 is None else real_iv(epsilon2, "epsilon2", low=0.0)
     sample_rate = real_iv(sample_rate, "sample_rate", low=0.0, high=1.0, low_open=True)

@@ -355,6 +355,8 @@ def _literal_values(function, parameter):
     (spalib.rank_metrics, "meta_metrics", vocabulary.META_METRICS),
     (spalib.metric_test_pvalues, "meta_metric", vocabulary.PERM_META_METRICS),
     (spalib.metric_intervals, "meta_metric", vocabulary.META_METRICS),
+    (spalib.pairwise_difference_pearson, "grouping", vocabulary.GROUPINGS),
+    (spalib.tie_calibration, "grouping", vocabulary.GROUPINGS),
     (spalib.metric_test_pvalues, "permutation", vocabulary.SCHEMES),
     (spalib.metric_test_pvalues, "alternative", vocabulary.ALTERNATIVES),
 ])
@@ -365,7 +367,8 @@ def test_a_word_is_declared_once_and_checked_against_that_declaration(function, 
         return   # its refusals are tested in test_simulate.py
     args = {spalib.compare_metrics: (human, metrics), spalib.soft_pairwise_accuracy: (human, metrics["m0"]),
             spalib.pairwise_pvalues: (human,), spalib.rank_metrics: ({"t": (human, metrics)},),
-            spalib.metric_intervals: (human, metrics)}[function]
+            spalib.metric_intervals: (human, metrics), spalib.pairwise_difference_pearson: (human, metrics["m0"]),
+            spalib.tie_calibration: (human, metrics["m0"])}[function]
     with pytest.raises(ValueError) as error:
         function(*args, **{parameter: "nonsense"})
     assert all(word in str(error.value) for word in words), error.value

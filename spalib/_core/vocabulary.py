@@ -22,6 +22,9 @@ Scheme = Literal["both", "inputs", "systems"]
 Alternative = Literal["greater", "two-sided"]
 """Which null draws count as extreme: ``>= Δ`` (one-sided, in the observed direction) or
 ``|Δ*| >= |Δ|``."""
+Grouping = Literal["none", "item", "system"]
+"""Which pairs of cells a segment-level statistic compares: all of them, the systems of each
+segment (item), or the segments of each system."""
 Ties = Literal["ge", "mid"]
 """How a p-value counts null values equal to the observed one: fully, or one half (mid-p)."""
 SignRecipe = Literal["bits", "mtme"]
@@ -37,4 +40,5 @@ PVALUE_METHODS: tuple[str, ...] = get_args(PValueMethod)
 SCHEMES: tuple[str, ...] = get_args(Scheme)
 ALTERNATIVES: tuple[str, ...] = get_args(Alternative)
 TIES: tuple[str, ...] = get_args(Ties)
+GROUPINGS: tuple[str, ...] = get_args(Grouping)
 SIGN_RECIPES: tuple[str, ...] = get_args(SignRecipe)
