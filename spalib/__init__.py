@@ -40,6 +40,7 @@ from spalib.metametrics import (
 )
 from spalib.multiple_testing import holm_adjusted
 from spalib.reproduction import reproduction_ledger
+from spalib.protocols import PROTOCOLS, Protocol, ProtocolResult, ProtocolTask, protocol, run_protocol
 from spalib.rank_correlations import (
     KendallResult,
     PairsTestResult,
@@ -83,6 +84,7 @@ __all__ = [
     "judgements_for_power", "SystemBootstrap", "ErrorDecomposition", "PerfectAnnotator",
     "rank_metrics", "metric_intervals", "average_comparisons", "MetricRanking", "AveragedComparison",
     "reproduction_ledger", "holm_adjusted",
+    "protocol", "run_protocol", "Protocol", "ProtocolTask", "ProtocolResult", "PROTOCOLS",
     "simulate_task", "simulate_replications", "MetricModel", "DAModel", "SimulatedTask", "SimulatedReplications",
     "SimulationTruth", "pair_test_pvalues", "metric_test_pvalues", "correlation_test_pvalues", "rejection_rates",
     "rate_se", "rate_difference", "RateDifference", "promise_ledger",

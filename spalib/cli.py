@@ -19,6 +19,7 @@ import numba
 
 from spalib.metametrics import WMT_EARLY_STOPPING
 from spalib._core.vocabulary import META_METRICS, SIGN_RECIPES
+from spalib.protocols import PROTOCOLS, protocol, run_protocol
 from spalib.ranking import FORMATS, _warnings_of_added_metrics, rank_metrics, task_summary
 
 
@@ -48,9 +49,13 @@ def _rank_parser(sub) -> None:
         description="Rank the metrics of an mt-metrics-eval test set, and your own (--add), by SPA, PA "
                     "and/or acc_eq, with PERM-BOTH significance clusters, bootstrap intervals and, over "
                     "several language pairs or meta-metrics, the WMT-style averaged ranking.")
-    rank.add_argument("--test-set", required=True, help="an mt-metrics-eval test set, e.g. wmt23")
-    rank.add_argument("--lp", action="append", required=True, metavar="LP",
-                      help="a language pair, e.g. en-de (repeat for several)")
+    rank.add_argument("--test-set", help="an mt-metrics-eval test set, e.g. wmt23 (with --protocol: default the "
+                                         "protocol's own)")
+    rank.add_argument("--lp", action="append", metavar="LP",
+                      help="a language pair, e.g. en-de (repeat for several; with --protocol: default its own)")
+    rank.add_argument("--protocol", choices=PROTOCOLS,
+                      help="rank as WMT did: mt-metrics-eval's task set of that name, averaged (wmt24 with "
+                           "--test-set wmt23 is its WMT24OnWMT23)")
     rank.add_argument("--add", action="append", type=_metric_file, default=[], metavar="NAME=PATH",
                       help="your metric: an mt-metrics-eval .seg.score file (system<TAB>score, each system's "
                            "segments in order); with several --lp, put {lp} in PATH")
@@ -68,6 +73,9 @@ def _rank_parser(sub) -> None:
     rank.add_argument("--wmt-early-stopping", action="store_true",
                       help="stop a pair's test early as WMT did (blocks of 100; p < 0.02 or > 0.5)")
     rank.add_argument("--bootstrap", type=_count(0), default=1000, help="bootstrap samples per interval (0: none)")
+    rank.add_argument("--chance", type=_count(0), default=50,
+                      help="random metrics per language pair for the table's chance row (only acc_eq's level is "
+                           "simulated; 0: no chance row; default 50)")
     rank.add_argument("--seed", type=int, default=4, help="the random seed (default 4, mt-metrics-eval's)")
     rank.add_argument("--signs", choices=SIGN_RECIPES, default="bits",
                       help="SPA's sign recipe: spalib's ('bits') or mt-metrics-eval's for the seed ('mtme')")
@@ -107,15 +115,27 @@ def _inputs(args) -> int:
     return 0
 
 
-def _rank(args) -> int:
-    from spalib import data
+# the options a protocol fixes itself
+_NOT_WITH_PROTOCOL = ("--human", "--meta-metric", "--stat", "--spa-resamples", "--bootstrap", "--chance", "--signs",
+                      "--no-qe", "--baseline", "--jobs", "--format", "--wmt-early-stopping", "--primary-only")
 
-    if args.output is not None and args.output.is_dir():
-        raise ValueError(f"--output {args.output} is a folder; give a file name")
-    if len(args.lp) > 1:
+
+def _write(text: str, output: Path | None) -> None:
+    if output:
+        try:
+            output.write_text(text, encoding="utf-8")
+        except OSError as error:   # a full disk, say: name the file
+            raise ValueError(f"--output {output}: {error.strerror or error}") from None
+    else:
+        sys.stdout.write(text)
+
+
+def _added(args, lps) -> dict:
+    """``--add`` as {lp: {name: path}}, checked: one file per language pair, each name once."""
+    if len(lps) > 1:
         fixed = [f"{name}={path}" for name, path in args.add if "{lp}" not in str(path)]
         if fixed:
-            raise ValueError(f"--add {fixed[0]}: with several --lp, put {{lp}} in the path (one file per "
+            raise ValueError(f"--add {fixed[0]}: with several language pairs, put {{lp}} in the path (one file per "
                              "language pair)")
     names = [name for name, _ in args.add]
     repeated = sorted({name for name in names if names.count(name) > 1})
@@ -123,12 +143,54 @@ def _rank(args) -> int:
         paths = [str(path) for name, path in args.add if name == repeated[0]]
         raise ValueError(f"--add names {repeated[0]!r} more than once ({', '.join(paths)}); give each "
                          "metric its own name")
+    return {lp: {name: Path(str(path).replace("{lp}", lp)) for name, path in args.add} for lp in lps}
+
+
+def _rank_protocol(args, given: list[str]) -> int:
+    """``spalib rank --protocol``: WMT's averaged table, and where each added metric lands."""
+    fixed = [flag for flag in _NOT_WITH_PROTOCOL if any(g == flag or g.startswith(flag + "=") for g in given)]
+    if fixed:
+        raise ValueError(f"{fixed[0]} does not apply with --protocol: the protocol fixes what it ranks by and how")
+    proto = protocol(args.protocol, test_set=args.test_set, lps=args.lp)
+    extra = _added(args, proto.lps) if args.add else None
+    if extra:   # warnings before the long work, which they may make pointless
+        from spalib import data
+
+        checked = {lp: data.segment_task(data.load_mtme(proto.test_set, lp), reference_free=True, primary_only=True,
+                                         extra_metrics=extra[lp], basenames=True,
+                                         lower_is_better_metrics=[n for n in args.lower_is_better if n in extra[lp]])
+                   for lp in proto.lps}
+        for warning in _warnings_of_added_metrics(checked):
+            print(f"warning: {warning}", file=sys.stderr)
+    print(f"{proto.name}: {len(proto.tasks)} tasks on {proto.test_set}; {', '.join(t.name for t in proto.tasks)}",
+          file=sys.stderr)
+    start = time.perf_counter()
+    result = run_protocol(proto, n_resamples=args.k, rng=args.seed, extra_metrics=extra,
+                          lower_is_better_metrics=args.lower_is_better, progress=not args.quiet)
+    print(f"ranked in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+    text = result.to_string()
+    for name in result.settings["added"]:
+        text += "\n" + result.place(name) + "\n"
+    _write(text, args.output)
+    return 0
+
+
+def _rank(args, given: list[str]) -> int:
+    from spalib import data
+
+    if args.output is not None and args.output.is_dir():
+        raise ValueError(f"--output {args.output} is a folder; give a file name")
+    if args.protocol:
+        return _rank_protocol(args, given)
+    if not args.test_set or not args.lp:
+        raise ValueError("give --test-set and --lp (or --protocol)")
+    added = _added(args, args.lp)
+    names = [name for name, _ in args.add]
     tasks = {}
     for lp in args.lp:
         es = data.load_mtme(args.test_set, lp)
-        extra = {name: Path(str(path).replace("{lp}", lp)) for name, path in args.add}
         task = data.segment_task(es, human=args.human, reference_free=not args.no_qe, primary_only=args.primary_only,
-                                 extra_metrics=extra, lower_is_better_metrics=args.lower_is_better,
+                                 extra_metrics=added[lp], lower_is_better_metrics=args.lower_is_better,
                                  basenames=True)
         print(task_summary(task.report), file=sys.stderr)
         report = task.report
@@ -158,6 +220,7 @@ def _rank(args) -> int:
     try:
         ranking = rank_metrics(tasks, meta_metrics=args.stat, n_resamples=args.k, rng=args.seed, signs=args.signs,
                                spa_resamples=args.spa_resamples, interval_resamples=args.bootstrap,
+                               chance_resamples=args.chance,
                                early_stopping=WMT_EARLY_STOPPING if args.wmt_early_stopping else None,
                                progress=not args.quiet, executor=executor)
     except BaseException:   # Ctrl-C, say: stop the workers now, not after their current comparison
@@ -175,13 +238,7 @@ def _rank(args) -> int:
     baselines = args.baseline or sorted((listed | {f"{b}[noref]" for b in listed}) & ranked)
     for name in names if baselines else ():
         text += "\n" + ranking.versus_string(name, baselines)
-    if args.output:
-        try:
-            args.output.write_text(text, encoding="utf-8")
-        except OSError as error:   # a full disk, say: name the file
-            raise ValueError(f"--output {args.output}: {error.strerror or error}") from None
-    else:
-        sys.stdout.write(text)
+    _write(text, args.output)
     return 0
 
 
@@ -205,7 +262,9 @@ def main(argv: list[str] | None = None) -> int:
     if rest:
         parser.error(f"unrecognised arguments: {' '.join(rest)}")
     try:
-        return _rank(args) if args.command == "rank" else _inputs(args)
+        if args.command == "rank":
+            return _rank(args, list(sys.argv[1:] if argv is None else argv))
+        return _inputs(args)
     except (ValueError, KeyError, FileNotFoundError, TypeError, OSError) as err:
         message = err.args[0] if isinstance(err, KeyError) and err.args else err
         print(f"spalib {args.command}: error: {message}", file=sys.stderr)

@@ -273,14 +273,17 @@ def soft_pairwise_accuracy(human, metric, *, n_resamples: int = 1000, rng=None,
     return SoftPairwiseAccuracyResult(float(meta.spa_of_uppers(ph[upper], pm[upper])), ph, pm, systems)
 
 
-def chance_levels(human, *, n_resamples: int = 200, spa_resamples: int = 1000, rng=None) -> pd.DataFrame:
+def chance_levels(human, *, meta_metrics=None, n_resamples: int = 200, spa_resamples: int = 1000,
+                  rng=None) -> pd.DataFrame:
     """What a metric that scores at random gets on these human scores: the chance level of PA,
-    SPA, acc_eq (tie-calibrated, grouped by item) and PDP (within segments).
+    SPA, acc_eq (tie-calibrated, grouped by item), PDP (within segments) and Pearson's r (all cells).
 
     Parameters
     ----------
     human : DataFrame or array_like, systems x segments
         Complete segment scores, as for :func:`compare_metrics`.
+    meta_metrics : str or sequence of str, optional
+        The meta-metrics to give (default: all); the random metrics drawn are the same either way.
     n_resamples : int
         Random metrics simulated: each scores every (system, segment) cell with an independent
         standard normal draw.
@@ -292,7 +295,7 @@ def chance_levels(human, *, n_resamples: int = 200, spa_resamples: int = 1000, r
     Returns
     -------
     DataFrame
-        One row per meta-metric (``pa``, ``spa``, ``acc_eq``, ``pdp``; the index is named
+        One row per meta-metric (``pa``, ``spa``, ``acc_eq``, ``pdp``, ``pearson``; the index is named
         ``meta_metric``):
         ``expected`` (derived where it can be, else the simulated mean), ``simulated`` (the mean
         over the random metrics), ``se`` (its Monte-Carlo standard error) and ``how`` the
@@ -307,8 +310,8 @@ def chance_levels(human, *, n_resamples: int = 200, spa_resamples: int = 1000, r
     pair is uniform on [0, 1], and ``E|p - U| = (p**2 + (1 - p)**2) / 2``, so
     ``E[SPA] = 1 - mean_{i<j} (p_ij**2 + (1 - p_ij)**2) / 2`` with the humans' p-values ``p_ij``.
     acc_eq with tie calibration has no closed form here (the threshold is chosen on the random
-    scores themselves): it is simulated.  PDP, exactly: a random metric and its negation are
-    equally likely and have opposite PDPs, so ``E[PDP] = 0``.
+    scores themselves): it is simulated.  PDP and Pearson's r, exactly: a random metric and its
+    negation are equally likely and have opposite correlations, so both expect 0.
 
     References
     ----------
@@ -324,6 +327,9 @@ def chance_levels(human, *, n_resamples: int = 200, spa_resamples: int = 1000, r
     >>> round(float(levels.loc["pa", "expected"]), 4), levels.loc["pa", "how"]
     (0.3333, 'exact')
     """
+    wanted = META_METRICS if meta_metrics is None else (
+        (meta_metrics,) if isinstance(meta_metrics, str) else tuple(meta_metrics))
+    wanted = [choice_iv(m, "meta_metrics", META_METRICS) for m in wanted]
     n_resamples = positive_int_iv(n_resamples, "n_resamples")
     spa_resamples, rng, _ = signs_arguments_iv(spa_resamples, rng, "bits", count="spa_resamples")
     h, _, _ = align_matrices(human, human)
@@ -332,20 +338,25 @@ def chance_levels(human, *, n_resamples: int = 200, spa_resamples: int = 1000, r
     human_pvalues = pairwise_pvalues(h, signs=signs)   # once, for every random metric too
     p_h = human_pvalues[np.triu_indices(h.shape[0], 1)]
     expected = {"pa": float((1 - pairwise_accuracy(human_sys, np.zeros_like(human_sys))) / 2),
-                "spa": 1 - float(np.mean((p_h ** 2 + (1 - p_h) ** 2) / 2)), "pdp": 0.0}
-    draws = {"pa": [], "spa": [], "acc_eq": [], "pdp": []}
+                "spa": 1 - float(np.mean((p_h ** 2 + (1 - p_h) ** 2) / 2)), "pdp": 0.0, "pearson": 0.0}
+    one_group = np.zeros(h.size, dtype=np.int64)   # Pearson's r over all cells
+    score = {"pa": lambda m: pairwise_accuracy(human_sys, m.mean(axis=1)),
+             "spa": lambda m: spa_from_pvalues(human_pvalues, pairwise_pvalues(m, signs=signs)),
+             "acc_eq": lambda m: tie_calibration(h, m).statistic,
+             "pdp": lambda m: pairwise_difference_pearson(h, m),
+             "pearson": lambda m: meta.grouped_pearson(h.ravel(), m.ravel(), one_group, 1)}
+    draws = {stat: [] for stat in score if stat in wanted}
     for _ in range(n_resamples):
         m = rng.standard_normal(h.shape)
-        draws["pa"].append(pairwise_accuracy(human_sys, m.mean(axis=1)))
-        draws["spa"].append(spa_from_pvalues(human_pvalues, pairwise_pvalues(m, signs=signs)))
-        draws["acc_eq"].append(tie_calibration(h, m).statistic)
-        draws["pdp"].append(pairwise_difference_pearson(h, m))
+        for stat in draws:
+            draws[stat].append(score[stat](m))
     rows = {}
     for stat, values in draws.items():
         simulated = float(np.mean(values))
         se = float(np.std(values, ddof=1) / np.sqrt(n_resamples)) if n_resamples > 1 else np.nan
         rows[stat] = {"expected": expected.get(stat, simulated), "simulated": simulated, "se": se,
-                      "how": {"pa": "exact", "spa": "uniform p-values", "pdp": "exact"}.get(stat, "simulation")}
+                      "how": {"pa": "exact", "spa": "uniform p-values", "pdp": "exact", "pearson": "exact"}.get(
+                          stat, "simulation")}
     return pd.DataFrame.from_dict(rows, orient="index").rename_axis("meta_metric")
 
 
@@ -581,6 +592,7 @@ class _Plan:
     spa_method: str
     ties: str
     permutation: str
+    grouping: str            # Pearson's groups
     n_resamples: int
     spa_resamples: int
     signs: object            # "bits", "mtme" or a SignMatrix
@@ -591,8 +603,12 @@ class _Plan:
 
 
 def _compare_metrics_iv(human, metrics, meta_metric, n_resamples, rng, signs, spa_resamples, spa_method, ties,
-                        permutation, early_stopping, alpha, progress, alternative) -> _Plan:
+                        permutation, early_stopping, alpha, progress, alternative, grouping="none") -> _Plan:
     meta_metric = choice_iv(meta_metric, "meta_metric", META_METRICS)
+    grouping = choice_iv(grouping, "grouping", GROUPINGS)
+    if grouping != "none" and meta_metric != "pearson":
+        raise ValueError(f"`grouping` applies to meta_metric 'pearson' (PDP compares within segments, acc_eq "
+                         f"groups by item); got grouping={grouping!r} with {meta_metric!r}")
     alternative = choice_iv(alternative, "alternative", ALTERNATIVES)
     spa_method = choice_iv(spa_method, "spa_method", SPA_METHODS)
     ties = choice_iv(ties, "ties", TIES)
@@ -616,7 +632,7 @@ def _compare_metrics_iv(human, metrics, meta_metric, n_resamples, rng, signs, sp
         sums_iv(m if meta_metric == "acc_eq" else rescaled(m), f"metrics[{name!r}]")
     return _Plan(human=h, metrics={n: meta.zscored(m) for n, m in raw.items()}, raw=raw, meta_metric=meta_metric,
                  alternative=alternative, spa_method=spa_method, ties=ties, permutation=permutation,
-                 n_resamples=n_resamples, spa_resamples=spa_resamples, signs=signs,
+                 grouping=grouping, n_resamples=n_resamples, spa_resamples=spa_resamples, signs=signs,
                  seed=engine.root_seed(rng),   # drawn last: a Generator is touched only if all is well
                  early_stopping=early_stopping, alpha=alpha, progress=progress)
 
@@ -695,17 +711,25 @@ class _PermutationSPA(_PerturbedMetrics):
         if not isinstance(signs, SignMatrix):   # mt-metrics-eval's signs take the int seed itself
             signs = draw_signs(plan.spa_resamples, n_segments, signs=signs,
                                rng=plan.seed if signs == "mtme" else np.random.default_rng(plan.seed))
-        # PERM-BOTH hybrids are summed in float64 whatever the recipe: the packed signs serve both
-        self.human_upper = pairwise_pvalues(plan.human, signs=SignMatrix(n_segments, packed=signs.packed),
-                                            ties=plan.ties)[np.triu_indices(self.n_systems, 1)]
+        # PERM-BOTH hybrids are summed in float64 whatever the recipe: the packed signs serve both.
+        # mt-metrics-eval's recipe keeps its float32 arithmetic for the humans' p-values and the
+        # observed scores (the toolkit's values for the seed); other signs sum in float64 throughout.
+        upper = np.triu_indices(self.n_systems, 1)
+        exact = signs if signs.recipe == "mtme" else SignMatrix(n_segments, packed=signs.packed)
+        self.human_upper = pairwise_pvalues(plan.human, signs=exact, ties=plan.ties)[upper]
         self.tols = {n: sign_kernels.tie_tolerance(m) for n, m in plan.metrics.items()}
         self.sums = {}
         for n, m in plan.metrics.items():
             table = sign_kernels._byte_tables(m)
             self.sums[n] = (sign_kernels._signed_sums(table, signs.packed), sign_kernels._observed_sums(table))
-        self.scores = {n: meta.spa_from_matrix(self.human_upper, sign_kernels._pair_pvalues(*self.sums[n], self.mid,
-                                                                                             self.tols[n]))
-                       for n in plan.metrics}
+        if signs.recipe == "mtme":
+            self.scores = {n: meta.spa_of_uppers(self.human_upper,
+                                                 pairwise_pvalues(m, signs=signs, ties=plan.ties)[upper])
+                           for n, m in plan.raw.items()}
+        else:
+            self.scores = {n: meta.spa_from_matrix(self.human_upper,
+                                                   sign_kernels._pair_pvalues(*self.sums[n], self.mid, self.tols[n]))
+                           for n in plan.metrics}
         self.packed = signs.packed
         # 0/1 in the block product's dtype, padded to whole bytes (the padded cells' differences are zero)
         self.sign_bits = sign_kernels._unpack_bits(signs.packed, 8 * self.n_groups).astype(
@@ -767,9 +791,62 @@ class _PairwiseDifferencePearson(_PerturbedMetrics):
         return lambda masks: perm_both._perm_both_pdp(a, b, masks, self.human)
 
 
+class _Pearson(_PerturbedMetrics):
+    """Pearson's r over the (system, segment) cells: all of them (WMT's segment-level Pearson,
+    ``grouping="none"``; a systems x 1 matrix gives the system-level r), or averaged over the
+    segments (``"item"``) or the systems (``"system"``), groups where either side is constant
+    left out, as mt-metrics-eval averages.  A hybrid's r comes from three sums per group that a
+    swap moves linearly (:meth:`_hybrids`).
+    """
+
+    def __init__(self, plan: _Plan):
+        super().__init__(plan)
+        n_systems, n_segments = plan.human.shape
+        cells = np.arange(n_systems * n_segments)
+        self.cell_group, self.n_cell_groups = {
+            "none": (0 * cells, 1), "item": (cells % n_segments, n_segments),
+            "system": (cells // n_segments, n_systems)}[plan.grouping]
+        self.sizes = np.bincount(self.cell_group, minlength=self.n_cell_groups).astype(np.float64)
+        h = plan.human.ravel()
+        self.human = h - (np.bincount(self.cell_group, h, self.n_cell_groups) / self.sizes)[self.cell_group]
+        self.human_squares = np.bincount(self.cell_group, self.human * self.human, self.n_cell_groups)
+        self.human_squares[meta.constant_groups(h, self.cell_group, self.n_cell_groups)] = 0.0
+        if not (self.human_squares > 0).any():
+            raise ValueError(f"`human` scores every cell of every group alike (grouping {plan.grouping!r}): "
+                             "Pearson's r is undefined")
+        self.scores = {n: meta.grouped_pearson(h, m.ravel(), self.cell_group, self.n_cell_groups)
+                       for n, m in plan.raw.items()}
+        undefined = [n for n, score in self.scores.items() if np.isnan(score)]
+        if undefined:
+            raise ValueError(f"metrics[{undefined[0]!r}] scores every cell of every group alike (grouping "
+                             f"{plan.grouping!r}): its Pearson's r is undefined")
+
+    def _sums(self, x):
+        """Each group's sum of ``x``, of its squares and of its products with the centred human scores."""
+        return np.stack([np.bincount(self.cell_group, v, self.n_cell_groups)
+                         for v in (x, x * x, self.human * x)], axis=-1)
+
+    def _hybrids(self, a, b, names):
+        """Swapping cell ``c`` moves hybrid a's sum by ``d_c = b_c - a_c``, its sum of squares by
+        ``b_c**2 - a_c**2`` and its cross sum with the centred human scores by ``h_c d_c``
+        (hybrid b by minus each), in the cell's group: each draw adds up the steps of the cells
+        it swaps.
+        """
+        a, b = a.ravel(), b.ravel()
+        d = b - a
+        steps = np.stack([d, b * b - a * a, self.human * d], axis=1)
+        own_a, own_b = self._sums(a), self._sums(b)
+
+        def draws(masks):
+            moved = perm_both._moved_sums(masks, steps, self.cell_group, self.n_cell_groups)
+            return (meta.pearson_of_sums(own_a + moved, self.sizes, self.human_squares),
+                    meta.pearson_of_sums(own_b - moved, self.sizes, self.human_squares))
+        return draws
+
+
 # each meta-metric's tester for the engine (SPA's by how its own p-values are computed)
 _TESTERS = {"pa": _PairwiseAccuracy, "normal": _NormalSPA, "permutation": _PermutationSPA,
-            "acc_eq": _TieCalibratedAccuracy, "pdp": _PairwiseDifferencePearson}
+            "acc_eq": _TieCalibratedAccuracy, "pdp": _PairwiseDifferencePearson, "pearson": _Pearson}
 
 
 def _inputs_normal_spa_draws(a, b, upper, human_upper, mid):
@@ -806,7 +883,7 @@ def compare_metrics(human, metrics: dict, *, meta_metric: MetaMetric = "spa", n_
                     rng=None, signs: SignRecipe | SignMatrix = "bits", spa_resamples: int = 1000,
                     spa_method: SpaMethod = "permutation", ties: Ties = "ge", permutation: Scheme = "both",
                     early_stopping: EarlyStopping | None = None, alpha: float = 0.05, progress: bool = False,
-                    alternative: Alternative = "greater") -> MetricComparison:
+                    alternative: Alternative = "greater", grouping: Grouping = "none") -> MetricComparison:
     """Score metrics with PA or SPA and test every pair of metrics with PERM-BOTH.
 
     Parameters
@@ -815,12 +892,14 @@ def compare_metrics(human, metrics: dict, *, meta_metric: MetaMetric = "spa", n_
         Human segment scores, complete (no missing cells).
     metrics : dict of name -> DataFrame
         Each metric's segment scores on the same systems and segments.
-    meta_metric : {"spa", "pa", "acc_eq", "pdp"}
+    meta_metric : {"spa", "pa", "acc_eq", "pdp", "pearson"}
         SPA, pairwise accuracy of system scores taken as segment means (as the SPA paper does),
         the segment-level acc_eq with each metric's calibrated tie threshold, group-by-item, tested
         with the pairs test (WMT23-25 "acc-t"; :func:`spalib.pairs_permutation_test`; the
-        thresholds are in ``settings["epsilons"]``), or the pairwise difference Pearson
-        correlation within segments (:func:`pairwise_difference_pearson`), tested by PERM-BOTH.
+        thresholds are in ``settings["epsilons"]``), the pairwise difference Pearson
+        correlation within segments (:func:`pairwise_difference_pearson`), or Pearson's r over
+        all cells (WMT23's segment-level Pearson, no grouping; given one column of system scores,
+        its system-level Pearson), the last two tested by PERM-BOTH.
     n_resamples : int
         PERM-BOTH draws per metric pair (mt-metrics-eval's ``k``, default 1000); 0: no test, and
         ranks that are positions by score (the toolkit's ``k = 0``; p-values NaN, no draws).
@@ -851,6 +930,10 @@ def compare_metrics(human, metrics: dict, *, meta_metric: MetaMetric = "spa", n_
         ``"greater"`` (mt-metrics-eval): is the better-scoring metric of the pair better, i.e.
         the share of draws with ``Δ* >= Δ``.  ``"two-sided"`` (nlpstats' default, and what
         reproduces SPA's Table 1): do the two differ, the share with ``|Δ*| >= |Δ|``.
+    grouping : {"none", "item", "system"}
+        Pearson's r over all cells, or its mean over the segments (items) or the systems, the
+        groups where either side is constant left out (mt-metrics-eval's ``average_by``); only
+        with ``meta_metric="pearson"``.
 
     Returns
     -------
@@ -887,7 +970,7 @@ def compare_metrics(human, metrics: dict, *, meta_metric: MetaMetric = "spa", n_
     ['good', 'noisy']
     """
     plan = _compare_metrics_iv(human, metrics, meta_metric, n_resamples, rng, signs, spa_resamples, spa_method,
-                               ties, permutation, early_stopping, alpha, progress, alternative)
+                               ties, permutation, early_stopping, alpha, progress, alternative, grouping)
     kind = plan.meta_metric if plan.meta_metric != "spa" else plan.spa_method
     stat = _TESTERS[kind](plan)
     order = sorted(plan.raw, key=lambda n: (-stat.scores[n], n))
@@ -917,7 +1000,7 @@ def compare_metrics(human, metrics: dict, *, meta_metric: MetaMetric = "spa", n_
         alpha=plan.alpha,
         settings=dict(n_resamples=plan.n_resamples, signs=signs if isinstance(signs, str) else "prepared",
                       spa_resamples=plan.spa_resamples, spa_method=plan.spa_method, ties=plan.ties,
-                      permutation=plan.permutation, early_stopping=plan.early_stopping,
+                      permutation=plan.permutation, grouping=plan.grouping, early_stopping=plan.early_stopping,
                       alternative=plan.alternative, seed=plan.seed, **extra),
         null_distributions=nulls,
         tolerances=tolerances,

@@ -24,7 +24,8 @@ from spalib._core.validation import (choice_iv, flag_iv, int_iv, labels_iv, name
                                      real_iv, renamed_keyword, rescaled, rng_iv, sums_iv, threading_layer)
 from spalib._core.sign_matrix import signs_arguments_iv
 from spalib._core.vocabulary import META_METRICS, MetaMetric, SignRecipe
-from spalib.metametrics import EarlyStopping, MetricComparison, compare_metrics, significance_ranks, _without_test
+from spalib.metametrics import (EarlyStopping, MetricComparison, chance_levels, compare_metrics, significance_ranks,
+                                _without_test)
 from spalib.rank_correlations import kendall_tau, tie_calibration
 from spalib.resampling import SignMatrix
 
@@ -83,7 +84,7 @@ def metric_intervals(human, metrics: dict, *, meta_metric: MetaMetric = "spa", c
         Human segment scores, complete.
     metrics : dict of name -> DataFrame
         Each metric's segment scores on the same systems and segments.
-    meta_metric : {"spa", "pa", "acc_eq", "pdp"}
+    meta_metric : {"spa", "pa", "acc_eq", "pdp", "pearson"}
         As in :func:`spalib.compare_metrics`.
     confidence_level : float
         E.g. 0.95.
@@ -140,6 +141,8 @@ def metric_intervals(human, metrics: dict, *, meta_metric: MetaMetric = "spa", c
         samples = bootstrap._bootstrap_pa(bootstrap._resample_sums(counts, human), metric_sums, tol)
     elif meta_metric == "pdp":
         samples = _pdp_samples(human, metrics, counts)
+    elif meta_metric == "pearson":
+        samples = _pearson_samples(human, metrics, counts)
     else:
         per_item = np.stack([_item_accuracies(human, m, None if epsilons is None else epsilons[n])
                              for n, m in zip(names, metrics)])
@@ -160,6 +163,21 @@ def _pdp_samples(human: np.ndarray, metrics: np.ndarray, counts: np.ndarray) -> 
     human_squares = bootstrap._resample_sums(counts, (hc * hc).sum(axis=0)[None, :])
     metric_squares = bootstrap._resample_sums(counts, (mc * mc).sum(axis=1))
     return cross / np.sqrt(human_squares * metric_squares)
+
+
+def _pearson_samples(human: np.ndarray, metrics: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Pearson's r over all cells of each bootstrap sample and metric, from each segment's sums
+    of the (globally centred) scores, squares and cross products, weighted by its count.
+    """
+    h = human - human.mean()
+    m = metrics - metrics.mean(axis=(1, 2), keepdims=True)
+    n = counts.sum(axis=1)[:, None] * human.shape[0]
+    h_sum = bootstrap._resample_sums(counts, h.sum(axis=0)[None, :])
+    m_sum = bootstrap._resample_sums(counts, m.sum(axis=1))
+    cross = bootstrap._resample_sums(counts, np.einsum("sl,msl->ml", h, m)) - h_sum * m_sum / n
+    h_squares = bootstrap._resample_sums(counts, (h * h).sum(axis=0)[None, :]) - h_sum * h_sum / n
+    m_squares = bootstrap._resample_sums(counts, (m * m).sum(axis=1)) - m_sum * m_sum / n
+    return cross / np.sqrt(h_squares * m_squares)
 
 
 def _item_accuracies(human: np.ndarray, metric: np.ndarray, epsilon: float | None) -> np.ndarray:
@@ -207,6 +225,15 @@ def _average_comparisons_iv(comparisons, weights, alpha):
     return {task: w / total for task, w in weights.items()}, names, probability_iv(alpha, "alpha")
 
 
+_RANGES = {"pearson": (-1.0, 1.0), "pdp": (-1.0, 1.0)}
+"""The meta-metrics whose values span more than [0, 1] (SPA, PA and acc_eq lie in it)."""
+
+
+def _width(comparison) -> float:
+    low, high = _RANGES.get(comparison.meta_metric, (0.0, 1.0))
+    return high - low
+
+
 def _made_without_test(comparison) -> bool:
     """Made with ``n_resamples=0``: scores and positions, no test."""
     return comparison.settings.get("n_resamples") == 0
@@ -218,7 +245,7 @@ def average_comparisons(comparisons: dict, *, weights: dict | None = None, alpha
     Parameters
     ----------
     comparisons : dict of task name -> MetricComparison
-        From :func:`spalib.compare_metrics` (SPA, PA or acc_eq, any mix of tasks).
+        From :func:`spalib.compare_metrics` (any meta-metric, any mix of tasks).
     weights : dict of task name -> float, optional
         Each task's weight (default: equal, as WMT24; WMT23 gave its accuracy task more).
     alpha : float
@@ -227,13 +254,14 @@ def average_comparisons(comparisons: dict, *, weights: dict | None = None, alpha
     Returns
     -------
     AveragedComparison
-        Scores = weighted means over the tasks of the metrics every task has, best first;
+        Scores = weighted means over the tasks of the scores, rescaled to [0, 1], of the metrics
+        every task has, best first;
         p-values, clusters, and the weighted mean of the per-task cluster ranks.
 
     Notes
     -----
-    SPA, PA and acc_eq all lie in [0, 1], so WMT's rescaling to [0, 1] leaves them unchanged.
-    For a pair of metrics, each task's stored PERM-BOTH (or pairs-test) draws of
+    Scores are first rescaled to [0, 1], as WMT's averages do: Pearson's r and PDP ``(r + 1) / 2``;
+    SPA, PA and acc_eq already lie in it.  For a pair of metrics, each task's stored PERM-BOTH (or pairs-test) draws of
     ``stat(better') - stat(worse')`` are weighted like the scores, repeated cyclically to the
     longest list (early stopping shortens some), and summed over tasks; the p-value is the share
     of summed draws at or above the observed difference of the averages (mt-metrics-eval's
@@ -262,7 +290,10 @@ def average_comparisons(comparisons: dict, *, weights: dict | None = None, alpha
     ['good', 'noisy']
     """
     weights, names, alpha = _average_comparisons_iv(comparisons, weights, alpha)
-    scores = {n: sum(w * comparisons[t].scores[n] for t, w in weights.items()) for n in names}
+    # each task's scores and draws rescaled to [0, 1] first, then weighted (the toolkit's AverageCorrs)
+    weights = {t: w / _width(comparisons[t]) for t, w in weights.items()}
+    low = {t: _RANGES.get(comparisons[t].meta_metric, (0.0, 1.0))[0] for t in weights}
+    scores = {n: sum(w * (comparisons[t].scores[n] - low[t]) for t, w in weights.items()) for n in names}
     order = sorted(names, key=lambda n: (-scores[n], n))
     n = len(order)
     pvals, draws, nulls, ranks = _without_test(n)
@@ -274,12 +305,14 @@ def average_comparisons(comparisons: dict, *, weights: dict | None = None, alpha
         null = sum(w * np.resize(part, length) for w, part in parts)
         observed = scores[order[i]] - scores[order[j]]
         # the draws summed in another order than the scores: a tie counts, within the terms' tolerance
-        terms = np.array([[w * comparisons[t].scores[m] for t, w in weights.items() for m in (order[i], order[j])]])
+        terms = np.array([[w * (comparisons[t].scores[m] - low[t]) for t, w in weights.items()
+                           for m in (order[i], order[j])]])
         tolerances[(order[i], order[j])] = sign_kernels.tie_tolerance(terms)
         pvals[i, j] = count_extreme(null, observed, tolerances[(order[i], order[j])], "greater") / length
         draws[i, j] = length
         nulls[(order[i], order[j])] = null
     index = pd.Index(order, name="metric")
+    weights = {t: w * _width(comparisons[t]) for t, w in weights.items()}   # the tasks' own weights again
     mean_ranks = {m: sum(w * comparisons[t].ranks[m] for t, w in weights.items()) for m in order}
     left_out = sorted(set().union(*(set(c.scores.index) for c in comparisons.values())) - set(names))
     return AveragedComparison(
@@ -309,6 +342,10 @@ class MetricRanking:
     warnings : list of str
         Results that are almost surely a mistake in the input: an added metric that looks
         reversed, or seems to have been scored against the wrong reference.
+    chance : DataFrame or None
+        What a metric scoring at random gets in each (task, meta-metric), from
+        :func:`spalib.chance_levels` (columns ``expected``, ``se``, ``how``); the text, markdown
+        and LaTeX tables show it as a last row.  None with ``chance_resamples=0``.
     """
 
     comparisons: dict
@@ -316,6 +353,7 @@ class MetricRanking:
     average: AveragedComparison | None
     settings: dict = field(default_factory=dict)
     warnings: list = field(default_factory=list)
+    chance: pd.DataFrame | None = None
 
     def versus(self, name: str, baselines) -> pd.DataFrame:
         """Is ``name`` better than each baseline?  One row per task, meta-metric and baseline.
@@ -452,6 +490,11 @@ class MetricRanking:
                             if f"{label} low" in table else "")
                 cells.append(f"{row[label]:.3f}{interval} ({row[f'{label} rank']})")
             out[f"{label} (rank)"] = cells
+        if self.chance is not None:   # a reference row: what a metric scoring at random gets
+            row = {column: "" for column in out.columns} | {"metric": "(chance)"}
+            for (task, stat), level in self.chance["expected"].items():
+                row[f"{task} {stat} (rank)"] = f"{level:.3f}"
+            out = pd.concat([out, pd.DataFrame([row])], ignore_index=True)
         return out
 
     def describe_lines(self) -> list[str]:
@@ -463,7 +506,7 @@ class MetricRanking:
                 else ", no early stopping")
         stats = s["meta_metrics"]
         tests = []
-        if {"spa", "pa", "pdp"} & set(stats):
+        if {"spa", "pa", "pdp", "pearson"} & set(stats):
             tests.append(f"PERM-BOTH, {s['n_resamples']} draws per metric pair{stop}")
         if "spa" in stats:
             tests.append(f"SPA from {s['spa_resamples']} shared sign patterns ({s['signs']})")
@@ -475,6 +518,12 @@ class MetricRanking:
             parts.append(f"Intervals: {100 * s['confidence_level']:g}% percentile bootstrap over segments "
                          f"({s['interval_resamples']} samples; SPA with normal-limit p-values, acc_eq at fixed "
                          "thresholds).")
+        if self.chance is not None:
+            how = self.chance["how"]
+            simulated = sorted({stat for (_, stat), h in how.items() if h == "simulation"})
+            parts.append("(chance): what a metric scoring every cell at random gets"
+                         + (f" ({', '.join(simulated)} simulated, {s['chance_resamples']} random metrics; the rest "
+                            "derived)." if simulated else " (derived)."))
         if self.average is not None:
             parts.append("Average: equal weight per task and meta-metric" + ("; its clusters from the summed draws."
                                                                           if s["n_resamples"] else "."))
@@ -668,7 +717,7 @@ def _run_comparisons(jobs: dict, executor, progress: bool) -> dict:
 def rank_metrics(tasks: dict, *, meta_metrics: MetaMetric | Sequence[MetaMetric] = ("spa", "pa"),
                  n_resamples: int = 1000, rng=None, signs: SignRecipe | SignMatrix = "bits",
                  spa_resamples: int = 1000, early_stopping: EarlyStopping | None = None, alpha: float = 0.05,
-                 interval_resamples: int = 1000, confidence_level: float = 0.95,
+                 interval_resamples: int = 1000, confidence_level: float = 0.95, chance_resamples: int = 50,
                  progress: bool = False, executor=None) -> MetricRanking:
     """Rank metrics on one or more tasks: scores, significance clusters, intervals, average.
 
@@ -676,7 +725,7 @@ def rank_metrics(tasks: dict, *, meta_metrics: MetaMetric | Sequence[MetaMetric]
     ----------
     tasks : dict of name -> SegmentTask or (human, metrics)
         E.g. ``{"en-de": spalib.data.segment_task(spalib.data.load_mtme("wmt23", "en-de"))}``.
-    meta_metrics : str or sequence of {"spa", "pa", "acc_eq", "pdp"}
+    meta_metrics : str or sequence of {"spa", "pa", "acc_eq", "pdp", "pearson"}
         What to rank by; every (task, meta-metric) is one column of the table.
     n_resamples, signs, spa_resamples, early_stopping, alpha
         As in :func:`spalib.compare_metrics` (``n_resamples=0``: no test; ranks are positions by
@@ -689,6 +738,9 @@ def rank_metrics(tasks: dict, *, meta_metrics: MetaMetric | Sequence[MetaMetric]
         Bootstrap samples per interval (0: no intervals).
     confidence_level : float
         Of the intervals.
+    chance_resamples : int
+        Random metrics per task for the chance row (:func:`spalib.chance_levels`; only acc_eq's
+        level is simulated, the others are derived; 0: no chance row).
     progress : bool
         Progress bars (with time estimates) over each task's metric pairs (with an ``executor``:
         one bar over the finished comparisons).
@@ -735,6 +787,7 @@ def rank_metrics(tasks: dict, *, meta_metrics: MetaMetric | Sequence[MetaMetric]
     prepared, meta_metrics, interval_resamples, confidence_level, seed, seeds, warnings, summaries = _rank_metrics_iv(
         tasks, meta_metrics, n_resamples, rng, signs, spa_resamples, early_stopping, alpha, interval_resamples,
         confidence_level, progress, executor)
+    chance_resamples = int_iv(chance_resamples, "chance_resamples", low=0)
     interval_rng = seeds[None]
     interval_seed = engine.describe_seed(interval_rng)   # before its first draw
     jobs = {}
@@ -752,12 +805,19 @@ def rank_metrics(tasks: dict, *, meta_metrics: MetaMetric | Sequence[MetaMetric]
             intervals[(task, stat)] = metric_intervals(
                 human, metrics, meta_metric=stat, confidence_level=confidence_level, n_resamples=interval_resamples,
                 rng=interval_rng, epsilons=comparison.settings.get("epsilons"))
+    chance = None
+    if chance_resamples:
+        levels = {task: chance_levels(prepared[task][0], meta_metrics=meta_metrics, n_resamples=chance_resamples,
+                                      spa_resamples=spa_resamples, rng=engine.derived_seed(seed, task, "chance"))
+                  for task in prepared}
+        chance = pd.DataFrame([levels[task].loc[stat] for task, stat in comparisons],
+                              index=pd.MultiIndex.from_tuples(list(comparisons), names=["task", "meta_metric"]))
     average = None
     if len(comparisons) > 1:
         average = average_comparisons({f"{t} {s}": c for (t, s), c in comparisons.items()}, alpha=alpha)
     settings = dict(meta_metrics=meta_metrics, n_resamples=n_resamples,
                     signs=signs if isinstance(signs, str) else "prepared", spa_resamples=spa_resamples,
                     early_stopping=early_stopping, alpha=alpha, interval_resamples=interval_resamples,
-                    confidence_level=confidence_level, tasks=summaries,
+                    confidence_level=confidence_level, chance_resamples=chance_resamples, tasks=summaries,
                     seed=seed, interval_seed=interval_seed)
-    return MetricRanking(comparisons, intervals, average, settings, warnings)
+    return MetricRanking(comparisons, intervals, average, settings, warnings, chance)

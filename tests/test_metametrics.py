@@ -353,17 +353,18 @@ def test_two_sided_pairs_test_counts_both_tails():
 
 def test_chance_levels_derived_match_a_simulation_of_random_metrics():
     """google-research/mt-metrics-eval #14: what does a random metric score?  PA exactly
-    (1 - ties) / 2, SPA in the many-patterns limit, acc_eq simulated; each checked against the
+    (1 - ties) / 2, SPA in the many-patterns limit, PDP and Pearson 0, acc_eq simulated; each checked against the
     simulated random metrics within four Monte-Carlo standard errors."""
     task = data.segment_task(data.load_mtme("wmt23", "he-en"))
     tied = task.human.copy()
     tied.iloc[1] = tied.iloc[0]                        # two systems the humans tie
     for human in (task.human, tied):
         levels = spalib.chance_levels(human, n_resamples=200, spa_resamples=500, rng=3)
-        assert list(levels.index) == ["pa", "spa", "acc_eq", "pdp"]
-        assert list(levels["how"]) == ["exact", "uniform p-values", "simulation", "exact"]
-        pa, spa, acc, pdp = (levels.loc[s] for s in levels.index)
+        assert list(levels.index) == ["pa", "spa", "acc_eq", "pdp", "pearson"]
+        assert list(levels["how"]) == ["exact", "uniform p-values", "simulation", "exact", "exact"]
+        pa, spa, acc, pdp, pearson = (levels.loc[s] for s in levels.index)
         assert pdp.expected == 0 and abs(pdp.simulated) < 4 * pdp.se
+        assert pearson.expected == 0 and abs(pearson.simulated) < 4 * pearson.se
         assert abs(pa.expected - pa.simulated) < 4 * pa.se
         assert abs(spa.expected - spa.simulated) < 4 * spa.se + 1 / 500   # the patterns' granularity
         assert acc.expected == acc.simulated and 0 <= acc.se < 0.01

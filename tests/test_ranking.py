@@ -211,8 +211,18 @@ def test_rank_metrics_table_equals_compare_metrics_on_wmt23(en_de):
     assert ranking.to_string("latex").startswith("\\begin{tabular}")
     assert ranking.to_string("markdown").splitlines()[1].startswith("|---")
     html = ranking._repr_html_()   # Jupyter shows a table, not a wide block of text
-    assert html.count("<tr") == len(table) + 1 and "Ensemble" in html   # header + rows
+    assert html.count("<tr") == len(table) + 2 and "Ensemble" in html   # header, rows, the chance row
     assert html.rstrip().endswith("</p>") and "percentile bootstrap" in html
+    # the chance row: chance_levels of the task, derived for SPA and PA, simulated for acc_eq
+    levels = spalib.chance_levels(task.human, meta_metrics=("spa", "pa", "acc_eq"), n_resamples=50,
+                                  spa_resamples=200, rng=spalib._core.engine.derived_seed(4, "en-de", "chance"))
+    pd.testing.assert_frame_equal(ranking.chance.droplevel("task"), levels.loc[["spa", "pa", "acc_eq"]],
+                                  check_names=False)
+    last = text.splitlines()[len(table) + 1].split()
+    assert last[0] == "(chance)" and f"{levels.loc['pa', 'expected']:.3f}" in last
+    assert "(chance): what a metric scoring every cell at random gets (acc_eq simulated, 50 random metrics" in text
+    assert spalib.rank_metrics({"en-de": task}, meta_metrics="pa", n_resamples=0, interval_resamples=0,
+                               chance_resamples=0).chance is None
 
 
 def test_rank_metrics_is_the_same_for_every_numba_thread_count():
@@ -478,7 +488,7 @@ def test_command_line_messages_name_the_option_file_and_system(en_de, tmp_path, 
     assert main(base + ["--add", f"Mine={good}", "--output", str(tmp_path)]) == 2
     assert f"--output {tmp_path} is a folder" in capsys.readouterr().err
     assert main(base + ["--lp", "he-en", "--add", f"Mine={good}"]) == 2
-    assert "with several --lp, put {lp} in the path" in capsys.readouterr().err
+    assert "with several language pairs, put {lp} in the path" in capsys.readouterr().err
 
 
 def test_data_command_errors_are_one_line(tmp_path, capsys, monkeypatch):

@@ -1,5 +1,5 @@
-"""The meta-metrics' kernels: SPA from p-value matrices, pairwise agreement, and the pairwise
-difference Pearson correlation.
+"""The meta-metrics' kernels: SPA from p-value matrices, pairwise agreement, Pearson's r and the
+pairwise difference Pearson correlation.
 """
 
 from __future__ import annotations
@@ -191,3 +191,39 @@ def pdp_of_columns(human, metric):
     if hh <= 0.0 or mm <= 0.0:
         return np.nan
     return cross / np.sqrt(hh * mm)
+
+
+def constant_groups(x: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
+    """Which groups' values are all equal (judged on the values: their rounded mean may be a hair
+    off them, so a centred constant group need not be exactly 0).
+    """
+    order = np.argsort(group, kind="stable")
+    starts = np.searchsorted(group[order], np.arange(n_groups))
+    return np.maximum.reduceat(x[order], starts) == np.minimum.reduceat(x[order], starts)
+
+
+def grouped_pearson(human: np.ndarray, metric: np.ndarray, group: np.ndarray, n_groups: int) -> float:
+    """Mean over the groups of Pearson's r of the cells of each (``group``: each cell's group),
+    groups where either side is constant left out (mt-metrics-eval's averaging); NaN if all are.
+    """
+    def centred(x):
+        return x - (np.bincount(group, x, n_groups) / np.bincount(group, minlength=n_groups))[group]
+    h, m = centred(human), centred(metric)
+    cross = np.bincount(group, h * m, n_groups)
+    squares = np.bincount(group, h * h, n_groups) * np.bincount(group, m * m, n_groups)
+    valid = ~constant_groups(human, group, n_groups) & ~constant_groups(metric, group, n_groups)
+    return float(np.mean(cross[valid] / np.sqrt(squares[valid]))) if valid.any() else np.nan
+
+
+def pearson_of_sums(sums: np.ndarray, sizes: np.ndarray, human_squares: np.ndarray) -> np.ndarray:
+    """The mean over groups of Pearson's r of each row's scores, from each group's sum, sum of
+    squares and cross sum with the human scores centred in the group (``sums``: rows x groups x
+    3), with ``sizes`` cells; groups whose scores are constant (a variance within rounding of 0)
+    or whose human scores are (``human_squares`` 0) left out, as in :func:`grouped_pearson`.
+    """
+    total, squares, cross = sums[..., 0], sums[..., 1], sums[..., 2]
+    spread = squares - total * total / sizes
+    valid = (spread > 1e-12 * np.abs(squares)) & (human_squares > 0)
+    r = np.where(valid, cross / np.sqrt(np.where(valid, human_squares * spread, 1.0)), 0.0)
+    count = valid.sum(axis=-1)
+    return np.where(count > 0, r.sum(axis=-1) / np.maximum(count, 1), 0.0)

@@ -343,3 +343,26 @@ def _perm_both_pa(sum_a, sum_b, diff_sums, masks, human_sys, tol):
     for t in prange(n_draws):
         out_a[t], out_b[t] = pa_of_hybrids(sum_a, sum_b, diff_sums, masks[t], human_sys, tol)
     return out_a, out_b
+
+
+@njit(cache=True, parallel=True)
+def _moved_sums(masks, steps, group, n_groups):
+    """For every draw and group, the sum of ``steps`` (cells x k, cells in systems x segments row
+    order; ``group``: each cell's group) over the cells its mask swaps (``masks``: draws x
+    systems x groups of 8 segments), in one fixed order whatever the thread count.
+    """
+    n_draws, n_systems, n_bytes = masks.shape
+    n_cells, k = steps.shape
+    n_segments = n_cells // n_systems
+    out = np.zeros((n_draws, n_groups, k))
+    for t in prange(n_draws):
+        for s in range(n_systems):
+            for g in range(n_bytes):
+                byte = masks[t, s, g]
+                for bit in range(8):
+                    seg = 8 * g + bit
+                    if seg < n_segments and (byte >> bit) & 1:
+                        cell = s * n_segments + seg
+                        for j in range(k):
+                            out[t, group[cell], j] += steps[cell, j]
+    return out

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
-MetaMetric = Literal["spa", "pa", "acc_eq", "pdp"]
+MetaMetric = Literal["spa", "pa", "acc_eq", "pdp", "pearson"]
 """What a test between metrics scores them by: soft pairwise accuracy, pairwise accuracy of
-system means, segment-level acc_eq with a calibrated tie threshold ("acc-t"), or the pairwise
-difference Pearson correlation within segments."""
+system means, segment-level acc_eq with a calibrated tie threshold ("acc-t"), the pairwise
+difference Pearson correlation within segments, or Pearson's r over all cells (WMT's
+segment-level Pearson; on one score per system, its system-level Pearson)."""
 PermMetaMetric = Literal["pa", "spa"]
 """The meta-metrics a PERM test (and the simulation lab) swaps cells for."""
 SpaMethod = Literal["permutation", "normal"]

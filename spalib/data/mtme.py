@@ -753,8 +753,11 @@ def _extra_metric(es: EvalSet, name: str, source, systems: list[str]) -> tuple[p
                          f"{es.test_set}/{es.lp} (its systems: {', '.join(es.systems)})")
     missing = sorted(set(systems) - set(frame.index))
     if missing:
+        human = [m for m in missing if m in es.human_systems]
+        hint = (f" ({', '.join(human)}: a human translation ranked as a system; score it like the others, "
+                f"against the standard reference {es.std_ref})" if human else "")
         raise ValueError(f"extra_metrics[{name!r}] ({origin}): no scores for system(s) {', '.join(missing)}, "
-                         f"which the task ranks")
+                         f"which the task ranks{hint}")
     values = frame.loc[systems]
     values = pd.DataFrame(_score_cells(values.to_numpy(), lambda k: f"extra_metrics[{name!r}] ({origin}), system "
                                                                     f"{systems[k[0]]!r}, segment {k[1]}"),
