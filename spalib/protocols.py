@@ -320,9 +320,10 @@ def run_protocol(protocol: Protocol, *, n_resamples: int = 1000, rng=None, extra
     pairs; its PERM-BOTH draws swap whole systems of the metrics z-scored over all language pairs
     together, as the toolkit does.  SPA's own p-values use mt-metrics-eval's signs for seed 4
     (``pce.py``'s fixed seed), whatever ``rng``.  Pearson tasks are rescaled from [-1, 1] to
-    [0, 1] before averaging, as the toolkit's ``AverageCorrs``.  Unlike the toolkit, the acc_eq pairs tests run every draw: the toolkit
-    checks its early stopping only at the end of a block whose last draw was extreme
-    (``PairwisePermutationSigDiff``), so its draw counts, and hence p-values, can differ.
+    [0, 1] before averaging, as the toolkit's ``AverageCorrs``.  Unlike the toolkit, the acc_eq
+    pairs tests run every draw: the toolkit checks its early stopping only at the end of a block
+    whose last draw was extreme (``PairwisePermutationSigDiff``), so its draw counts, and hence
+    p-values, can differ.
 
     References
     ----------
