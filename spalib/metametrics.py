@@ -808,7 +808,7 @@ class _Pearson(_PerturbedMetrics):
             "system": (cells // n_segments, n_systems)}[plan.grouping]
         self.sizes = np.bincount(self.cell_group, minlength=self.n_cell_groups).astype(np.float64)
         h = plan.human.ravel()
-        self.human = h - (np.bincount(self.cell_group, h, self.n_cell_groups) / self.sizes)[self.cell_group]
+        self.human = meta.group_centred(h, self.cell_group, self.n_cell_groups)
         self.human_squares = np.bincount(self.cell_group, self.human * self.human, self.n_cell_groups)
         self.human_squares[meta.constant_groups(h, self.cell_group, self.n_cell_groups)] = 0.0
         if not (self.human_squares > 0).any():
@@ -973,35 +973,50 @@ def compare_metrics(human, metrics: dict, *, meta_metric: MetaMetric = "spa", n_
                                ties, permutation, early_stopping, alpha, progress, alternative, grouping)
     kind = plan.meta_metric if plan.meta_metric != "spa" else plan.spa_method
     stat = _TESTERS[kind](plan)
-    order = sorted(plan.raw, key=lambda n: (-stat.scores[n], n))
-    if plan.early_stopping is not None:
-        stopping = plan.early_stopping
-        block, early = stopping.block_size, dict(early_min=stopping.early_min, early_max=stopping.early_max)
+    return _tested_comparison(
+        stat, plan.meta_metric, n_resamples=plan.n_resamples, seed=plan.seed, alternative=plan.alternative,
+        early_stopping=plan.early_stopping, alpha=plan.alpha, progress=plan.progress, pairs_test=kind == "acc_eq",
+        settings=dict(signs=signs if isinstance(signs, str) else "prepared", spa_resamples=plan.spa_resamples,
+                      spa_method=plan.spa_method, ties=plan.ties, permutation=plan.permutation,
+                      grouping=plan.grouping),
+        found={"epsilons": stat.epsilons} if kind == "acc_eq" else None)
+
+
+def _tested_comparison(stat, meta_metric: str, *, n_resamples: int, seed: int, alternative: str,
+                      early_stopping: EarlyStopping | None, alpha: float, progress, pairs_test: bool = False,
+                      settings: dict | None = None, found: dict | None = None) -> MetricComparison:
+    """Every pair of ``stat``'s metrics (a tester of :mod:`spalib._core.engine`), best first, tested
+    through the engine, as a :class:`MetricComparison`; ``n_resamples=0``: positions, no test.
+    ``settings`` (the arguments) and ``found`` (what the tester chose, e.g. tie thresholds) go into
+    its ``settings``.
+    The front door's tail, shared by :func:`compare_metrics` and the protocols' pooled accuracy.
+    """
+    order = sorted(stat.scores, key=lambda n: (-stat.scores[n], n))
+    if early_stopping is not None:
+        block = early_stopping.block_size
+        early = dict(early_min=early_stopping.early_min, early_max=early_stopping.early_max)
     else:
         # the pairs test draws all its patterns at once; PERM-BOTH in blocks that fit in memory
-        block, early = (n_resamples if kind == "acc_eq" else min(n_resamples, 100)), {}
-    if plan.n_resamples:
+        block, early = (n_resamples if pairs_test else min(n_resamples, 100)), {}
+    if n_resamples:
         pvals, draws, nulls, tolerances = engine.pair_tests(
-            stat, order, n_resamples=plan.n_resamples, block=block, alternative=plan.alternative,
-            seed=plan.seed, stream="pairs test" if kind == "acc_eq" else "perm", progress=plan.progress,
-            label="pairs test acc_eq" if kind == "acc_eq" else f"PERM-BOTH {plan.meta_metric}", **early)
-        ranks = significance_ranks(pvals, plan.alpha)
+            stat, order, n_resamples=n_resamples, block=block, alternative=alternative, seed=seed,
+            stream="pairs test" if pairs_test else "perm", progress=progress,
+            label="pairs test acc_eq" if pairs_test else f"PERM-BOTH {meta_metric}", **early)
+        ranks = significance_ranks(pvals, alpha)
     else:
         pvals, draws, nulls, ranks = _without_test(len(order))
         tolerances = {}
     index = pd.Index(order, name="metric")
-    extra = {"epsilons": stat.epsilons} if kind == "acc_eq" else {}
     return MetricComparison(
-        meta_metric=plan.meta_metric,
-        scores=pd.Series([stat.scores[n] for n in order], index=index, name=plan.meta_metric),
+        meta_metric=meta_metric,
+        scores=pd.Series([stat.scores[n] for n in order], index=index, name=meta_metric),
         pvalues=pd.DataFrame(pvals, index=index, columns=order),
         draws=pd.DataFrame(draws, index=index, columns=order),
         ranks=pd.Series(ranks, index=index, name="rank"),
-        alpha=plan.alpha,
-        settings=dict(n_resamples=plan.n_resamples, signs=signs if isinstance(signs, str) else "prepared",
-                      spa_resamples=plan.spa_resamples, spa_method=plan.spa_method, ties=plan.ties,
-                      permutation=plan.permutation, grouping=plan.grouping, early_stopping=plan.early_stopping,
-                      alternative=plan.alternative, seed=plan.seed, **extra),
+        alpha=alpha,
+        settings=dict(n_resamples=n_resamples, **(settings or {}), early_stopping=early_stopping,
+                      alternative=alternative, seed=seed, **(found or {})),
         null_distributions=nulls,
         tolerances=tolerances,
     )

@@ -20,8 +20,8 @@ import pandas as pd
 from spalib._core import engine, meta, rng as rng_kernels
 from spalib._core.validation import choice_iv, flag_iv, int_iv, is_seed, names_iv, probability_iv, real_iv, rng_iv
 from spalib._core.vocabulary import GROUPINGS, Grouping
-from spalib.metametrics import (WMT_EARLY_STOPPING, EarlyStopping, MetricComparison, _without_test, compare_metrics,
-                                significance_ranks)
+from spalib.metametrics import (WMT_EARLY_STOPPING, EarlyStopping, MetricComparison, compare_metrics,
+                                _tested_comparison)
 from spalib.ranking import AveragedComparison, _WholeTable, average_comparisons
 from spalib.data.mtme import _extra_metric, _ranked_systems, load_mtme, segment_task
 from spalib.resampling import draw_signs
@@ -458,24 +458,6 @@ class _PooledAccuracy:
 def _pooled_accuracy(human, metrics, n_resamples, seed, early_stopping, alpha, label) -> MetricComparison:
     if len(metrics) < 2:
         raise ValueError("pooled pairwise accuracy: fewer than two metrics score every language pair")
-    stat = _PooledAccuracy(human, metrics)
-    order = sorted(stat.scores, key=lambda n: (-stat.scores[n], n))
-    if n_resamples:
-        early = {} if early_stopping is None else dict(early_min=early_stopping.early_min,
-                                                       early_max=early_stopping.early_max)
-        block = min(n_resamples, 100) if early_stopping is None else early_stopping.block_size
-        pvals, draws, nulls, tolerances = engine.pair_tests(
-            stat, order, n_resamples=n_resamples, block=block, alternative="greater", seed=seed, stream="perm",
-            progress=label, label="PERM-BOTH pooled pa", **early)
-        ranks = significance_ranks(pvals, alpha)
-    else:
-        pvals, draws, nulls, ranks = _without_test(len(order))
-        tolerances = {}
-    index = pd.Index(order, name="metric")
-    return MetricComparison(
-        meta_metric="pa", scores=pd.Series([stat.scores[n] for n in order], index=index, name="pa"),
-        pvalues=pd.DataFrame(pvals, index=index, columns=order), draws=pd.DataFrame(draws, index=index, columns=order),
-        ranks=pd.Series(ranks, index=index, name="rank"), alpha=alpha,
-        settings=dict(n_resamples=n_resamples, permutation="both", early_stopping=early_stopping,
-                      alternative="greater", seed=seed, pooled=True),
-        null_distributions=nulls, tolerances=tolerances)
+    return _tested_comparison(_PooledAccuracy(human, metrics), "pa", n_resamples=n_resamples, seed=seed,
+                             alternative="greater", early_stopping=early_stopping, alpha=alpha, progress=label,
+                             settings=dict(permutation="both", pooled=True))

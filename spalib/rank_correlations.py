@@ -120,8 +120,6 @@ def _matrices(human, metric, metric_name: str = "metric") -> tuple[np.ndarray, n
     return h, m
 
 
-
-
 def _group_rows(grouping: str, *matrices: np.ndarray) -> list[np.ndarray]:
     """Each matrix with one group per row (views, no copies)."""
     if grouping == "none":

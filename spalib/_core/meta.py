@@ -202,13 +202,16 @@ def constant_groups(x: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarr
     return np.maximum.reduceat(x[order], starts) == np.minimum.reduceat(x[order], starts)
 
 
+def group_centred(x: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
+    """Each value less the mean of its group (``group``: each value's group)."""
+    return x - (np.bincount(group, x, n_groups) / np.bincount(group, minlength=n_groups))[group]
+
+
 def grouped_pearson(human: np.ndarray, metric: np.ndarray, group: np.ndarray, n_groups: int) -> float:
     """Mean over the groups of Pearson's r of the cells of each (``group``: each cell's group),
     groups where either side is constant left out (mt-metrics-eval's averaging); NaN if all are.
     """
-    def centred(x):
-        return x - (np.bincount(group, x, n_groups) / np.bincount(group, minlength=n_groups))[group]
-    h, m = centred(human), centred(metric)
+    h, m = group_centred(human, group, n_groups), group_centred(metric, group, n_groups)
     cross = np.bincount(group, h * m, n_groups)
     squares = np.bincount(group, h * h, n_groups) * np.bincount(group, m * m, n_groups)
     valid = ~constant_groups(human, group, n_groups) & ~constant_groups(metric, group, n_groups)
