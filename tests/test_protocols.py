@@ -124,16 +124,22 @@ def test_wmt24_on_wmt23_equals_the_toolkit_but_where_its_spa_depends_on_system_o
     (its hash seed), in float32 products whose rounding is numpy's: where a metric's null sums
     tie its observed one, that order and rounding move the p-value by 1/1000.  spalib orders
     systems by name.  Its SPA equals the toolkit's for most metrics, and for the others lies
-    within 1/1000 of a pair's p-value of it; the acc_eq tasks are equal throughout."""
+    within 1/1000 of a pair's p-value of it; the acc_eq tasks are equal throughout.  The humans'
+    float32 p-values depend on the BLAS that multiplies them (the toolkit's too): on another
+    machine one human pair can move by 1/1000, which shifts every metric's SPA alike, so "equal"
+    is up to one shift shared by the task's metrics, of at most a few pairs' steps."""
     result = wmt24_on_wmt23_k0
     for task, comparison in result.comparisons.items():
         theirs = _toolkit_rows(toolkit, "wmt24 on wmt23", task)
         assert set(theirs.index) == set(comparison.scores.index), task
-        gap = (comparison.scores[theirs.index] - theirs.score).abs()
+        signed = comparison.scores[theirs.index] - theirs.score
         if task.endswith("acc_eq"):
-            assert gap.max() < 1e-12, task
+            assert signed.abs().max() < 1e-12, task
         else:
-            assert (gap < 1e-12).sum() >= 28 and gap.max() < 1e-3, (task, gap[gap >= 1e-12])
+            shift = signed.round(9).mode()[0]            # the humans' share, common to all
+            same = (signed - shift).abs() < 1e-9         # far below a step (1e-5)
+            assert same.sum() >= 28 and abs(shift) < 1e-4, (task, shift, signed[~same])
+            assert signed.abs().max() < 1e-3, task
     assert result.average.scores.index[0] == "GEMBA-MQM[noref]"
 
 
