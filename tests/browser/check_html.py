@@ -59,6 +59,9 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+ALL_MATH_TYPESET = """() => document.querySelectorAll('mjx-container').length
+                        >= document.querySelectorAll('.math').length"""
+
 PAGE_PROBE = """() => {
   const imgs = [...document.querySelectorAll('article img, main img')];
   const math = [...document.querySelectorAll('.math')];
@@ -188,7 +191,7 @@ def notebook_problems(page_path: Path, href: str | None) -> list[str]:
 
 
 def check(html: Path, shots: Path) -> int:
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout, sync_playwright
 
     pages = sorted(p for p in html.rglob("*.html")
                    if p.name not in SKIP and not {"_static", "_sources", "_images"} & set(p.parts))
@@ -227,10 +230,12 @@ def check(html: Path, shots: Path) -> int:
                 if response is None or response.status != 200:
                     problems.append(f"HTTP {response.status if response else 'no response'}")
                 if page.locator(".math").count():
-                    page.wait_for_function("() => document.querySelectorAll('mjx-container').length > 0",
-                                           timeout=20_000)
-                    # and for MathJax to finish: once, a page probed mid-typesetting showed 0 of 23
-                    page.evaluate("() => window.MathJax && MathJax.startup ? MathJax.startup.promise : null")
+                    # Wait until every formula is typeset, not for the first one or for MathJax's
+                    # start-up promise: twice a cold first page was probed mid-typesetting (0 of 23).
+                    try:
+                        page.wait_for_function(ALL_MATH_TYPESET, timeout=30_000)
+                    except PlaywrightTimeout:
+                        pass  # the probe below reports how many formulas were left untypeset
                 info = page.evaluate(PAGE_PROBE)
                 if info["text_length"] < 200:
                     problems.append(f"almost no text ({info['text_length']} characters)")
