@@ -80,6 +80,7 @@ PAGE_PROBE = """() => {
     math: math.length,
     typeset: document.querySelectorAll('mjx-container').length,
     math_errors: document.querySelectorAll('mjx-merror').length,
+    mathjax_scripts: [...document.querySelectorAll('script[src*="mathjax/"]')].length,
     bad_outputs: bad_outputs.map(e => e.textContent.trim().slice(0, 200)),
     traceback: text.includes('Traceback (most recent call last)'),
     tables: [...document.querySelectorAll('.cell_output table')].map(t => {
@@ -233,8 +234,8 @@ def check(html: Path, shots: Path) -> int:
                 if page.locator(".math").count():
                     # Wait until every formula is typeset, not for the first one or for MathJax's
                     # start-up promise: twice a cold first page was probed mid-typesetting (0 of 23).
-                    # MathJax has also stalled once on a loaded machine (0 of 23 after 30 s): such a
-                    # page gets one reload, and fails if its formulas are still not typeset.
+                    # MathJax once typeset 0 of 23 in 30 s, when its lazy part was still a page
+                    # script (checked below): such a page gets one reload, then fails.
                     for attempt in range(2):
                         try:
                             page.wait_for_function(ALL_MATH_TYPESET, timeout=30_000)
@@ -250,6 +251,10 @@ def check(html: Path, shots: Path) -> int:
                     problems.append(f"images that did not load: {info['broken_images']}")
                 if info["math"] and info["typeset"] < info["math"]:
                     problems.append(f"math not typeset: {info['typeset']} of {info['math']}")
+                if info["mathjax_scripts"] > 1:
+                    # one MathJax, which loads its own parts: a second copy or its lazy-typesetting
+                    # part listed as a page script is what left formulas untypeset (_ext/static_mathjax.py)
+                    problems.append(f"{info['mathjax_scripts']} MathJax scripts on the page, not 1")
                 if info["math_errors"]:
                     problems.append(f"{info['math_errors']} MathJax errors")
                 if info["bad_outputs"] or info["traceback"]:
