@@ -3,7 +3,7 @@ reproduction ledger of ``chapters/spa_table1.md`` uses as its Monte-Carlo tolera
 
 The procedure (``chapters/spa_table1.md``): PERM-INPUTS, two-sided (|Δ*| >= |Δ|, p <= 0.05),
 metrics z-scored, k = 1,000 draws, no early stopping, PA from segment means, SPA from
-normal-limit p-values inside the test, greedy clusters.  For each seed and language pair it
+normal-approximation p-values inside the test, greedy clusters.  For each seed and language pair it
 writes the significant PA and SPA pairs and the PA and SPA clusters, and the same under the
 one-sided test (the draws are shared: only the counting differs).
 

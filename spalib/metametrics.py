@@ -682,7 +682,7 @@ class _PairwiseAccuracy(_PerturbedMetrics):
 
 
 class _NormalSPA(_PerturbedMetrics):
-    """SPA with normal-limit p-values."""
+    """SPA with normal-approximation p-values."""
 
     def __init__(self, plan: _Plan):
         super().__init__(plan)
@@ -850,7 +850,7 @@ _TESTERS = {"pa": _PairwiseAccuracy, "normal": _NormalSPA, "permutation": _Permu
 
 
 def _inputs_normal_spa_draws(a, b, upper, human_upper, mid):
-    """PERM-INPUTS draws of normal-limit SPA by two matrix products per block of draws.
+    """PERM-INPUTS draws of normal-approximation SPA by two matrix products per block of draws.
 
     Swapping segment ``l`` between the metrics moves each system pair's difference from
     ``da[:, l]`` to ``db[:, l]``, so a hybrid's sums of differences and of squared differences

@@ -516,7 +516,7 @@ class MetricRanking:
                  ["Significance: none (k = 0, as mt-metrics-eval's): ranks are positions by score, not clusters."])
         if s["interval_resamples"]:
             parts.append(f"Intervals: {100 * s['confidence_level']:g}% percentile bootstrap over segments "
-                         f"({s['interval_resamples']} samples; SPA with normal-limit p-values, acc_eq at fixed "
+                         f"({s['interval_resamples']} samples; SPA with normal-approximation p-values, acc_eq at fixed "
                          "thresholds).")
         if self.chance is not None:
             how = self.chance["how"]

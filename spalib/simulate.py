@@ -518,7 +518,7 @@ def metric_test_pvalues(replications: SimulatedReplications, first: str, second:
     first, second : str
         The two metrics' names.
     meta_metric : {"pa", "spa"}
-        Pairwise accuracy, or SPA with normal-limit p-values (``spa_method="normal"``).
+        Pairwise accuracy, or SPA with normal-approximation p-values (``spa_method="normal"``).
     permutation : {"both", "inputs", "systems"}
         PERM-BOTH, PERM-INPUTS or PERM-SYSTEMS.
     alternative : {"greater", "two-sided"} or tuple of them

@@ -13,7 +13,7 @@ from spalib._core.signs import _weighted_normal_upper
 
 @njit(cache=True, parallel=True)
 def _bootstrap_spa_normal(human, metrics, counts, mid):
-    """SPA (normal-limit p-values) of every metric on every bootstrap sample of segments;
+    """SPA (normal-approximation p-values) of every metric on every bootstrap sample of segments;
     ``counts[b, l]``: how often segment l is drawn in sample b.  Returns samples x metrics.
     """
     n_samples = counts.shape[0]

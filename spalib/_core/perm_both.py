@@ -279,7 +279,7 @@ def _spa_of_hybrids(null_a, obs_a, null_b, obs_b, magnitude, shifts, total, size
 
 @njit(cache=True)
 def normal_spa_of_hybrids(a, b, mask, human_upper, mid):
-    """SPA with normal-limit p-values of both hybrids of one draw (``mask``: systems x groups of
+    """SPA with normal-approximation p-values of both hybrids of one draw (``mask``: systems x groups of
     8 segments, bit set = swapped): the one PERM hybrid SPA of the engine and the simulation lab.
     """
     a2, b2 = _hybrids(a, b, mask)

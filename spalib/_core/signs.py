@@ -273,7 +273,7 @@ under about 1e-154, beside larger scores that the exact rescaling of the whole m
 def _scaled_pair_moments(x, weights, i, j):
     """The weighted sum and sum of squares of pair ``(i, j)``'s differences, each difference
     multiplied by the power of two that brings the largest to [0.5, 1): exact, and since a
-    normal-limit p-value depends on ``total / sqrt(ss)`` only, it is the p-value of the same
+    normal-approximation p-value depends on ``total / sqrt(ss)`` only, it is the p-value of the same
     pair in any other exactly rescaled copy of the scores.  (0, 0) for identical rows.
     """
     n_segments = x.shape[1]
@@ -295,7 +295,7 @@ def _scaled_pair_moments(x, weights, i, j):
 
 @njit(cache=True)
 def normal_upper_pvalue(total, ss, mid):
-    """The normal limit of a sign-flip test's one-sided p-value: the null of ``sum_l s_l d_l``
+    """The normal approximation to a sign-flip test's one-sided p-value: the null of ``sum_l s_l d_l``
     has mean 0 and variance ``ss = sum_l d_l^2``, so ``p = 1 - Phi(total / sqrt(ss))``.  With
     ``ss <= 0`` (0 up to rounding) every flip gives the observed 0: p = 1, or 1/2 with mid-p.
     """

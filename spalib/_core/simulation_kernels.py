@@ -64,7 +64,7 @@ def metric_test_counts(human, first, second, meta_metric, scheme, n_resamples, b
                        stop_on_two_sided, seed):
     """The permutation test of two metrics in every replication, as :func:`spalib.compare_metrics`
     runs it on z-scored metrics (``first``, ``second``), with the engine's own hybrid meta-metric
-    (PA, ``meta_metric`` 0, or SPA with normal-limit p-values, 1): the observed better one first,
+    (PA, ``meta_metric`` 0, or SPA with normal-approximation p-values, 1): the observed better one first,
     ``Δ* >= Δ`` and ``|Δ*| >= |Δ|`` counted over the same draws in plain floating point, early
     stopping after every block on the one-sided p-value, or on the two-sided one if
     ``stop_on_two_sided``.  PERM-INPUTS SPA: the library sums its draws by matrix products
