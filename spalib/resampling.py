@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from spalib._core import signs as sign_kernels
+from spalib._core.perm_both import one_blas_thread
 from spalib._core.sign_matrix import SIGN_RECIPES, SignMatrix, signs_arguments_iv
 from spalib._core.validation import choice_iv, positive_int_iv, rescaled, score_matrix_iv, sums_iv
 from spalib._core.vocabulary import PVALUE_METHODS, TIES, PValueMethod, SignRecipe, Ties
@@ -158,7 +159,8 @@ def pairwise_pvalues(scores, *, n_resamples: int = 1000, rng=None, signs: SignRe
 def _pvalues_from_signs(x: np.ndarray, signs: SignMatrix, mid: bool) -> np.ndarray:
     if signs.recipe == "mtme":
         x32 = x.astype(np.float32)
-        null = np.ascontiguousarray((signs.reference @ x32.T).T)  # float32 matmul, as the reference
+        with one_blas_thread():  # the toolkit's float32 product, rounded as on one thread
+            null = np.ascontiguousarray((signs.reference @ x32.T).T)
         return sign_kernels._pair_pvalues(null, x32.sum(axis=1), mid, np.float32(0))
     table = sign_kernels._byte_tables(x)
     null = sign_kernels._signed_sums(table, signs.packed)

@@ -200,6 +200,17 @@ def test_results_do_not_depend_on_the_number_of_threads():
     assert outputs[1] == outputs[2] and outputs[1].startswith("[[nan")
 
 
+def test_toolkit_recipe_does_not_depend_on_blas_threads():
+    """signs='mtme' multiplies in float32 as the toolkit does; OpenBLAS rounds that product
+    differently on two threads (on this input, p-values moved by 1/1000 before it ran on one)."""
+    code = ("import numpy as np, spalib\n"
+            "x = np.random.default_rng(0).normal(size=(16, 1200)).round(1)\n"
+            "p = spalib.pairwise_pvalues(x, rng=4, signs='mtme')\n"
+            "print(repr(p[np.triu_indices(16, 1)].tolist()))\n")
+    outputs = output_per_thread_count(code, variable="OPENBLAS_NUM_THREADS")
+    assert outputs[1] == outputs[2] and outputs[1].count(",") == 16 * 15 // 2 - 1
+
+
 # --- bad input -----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("kwargs, message", [

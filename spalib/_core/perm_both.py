@@ -5,6 +5,7 @@ observed sums rather than recomputed.  No validation here.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import functools
 import os
 import threading
@@ -134,9 +135,18 @@ def _sign_product(moved, sign_bits):
     def block(b):
         np.matmul(moved[cuts[b]:cuts[b + 1]], sign_bits.T, out=out[cuts[b]:cuts[b + 1]])
 
-    with _ONE_PRODUCT_AT_A_TIME, _blas().limit(limits=1, user_api="blas"):
+    with one_blas_thread():
         list(_threads(n_blocks).map(block, range(n_blocks)))
     return out
+
+
+@contextlib.contextmanager
+def one_blas_thread():
+    """BLAS on one thread inside: a product's rounding then does not follow BLAS's thread count
+    (OpenBLAS splits a float32 product's sums differently on two threads than on one).
+    """
+    with _ONE_PRODUCT_AT_A_TIME, _blas().limit(limits=1, user_api="blas"):
+        yield
 
 
 @njit(cache=True, parallel=True)
