@@ -19,10 +19,12 @@ variant     formula                                                note
 ==========  =====================================================  ============================
 
 ``kendall_like`` is WMT's "Kendall's tau-like" formula: only pairs whose human scores differ by
-at least ``threshold``; (C - D) / (C + D), metric ties discordant.  With ``threshold=1`` on
-relative ranks it is the WMT13 formula that Graham, Mathur & Baldwin (2015) showed is not a
-Kendall tau (human ties are dropped, and the pooled value is a weighted mean over the ranked
-sets); with ``threshold=25`` on raw DA scores it is the DARR statistic WMT used from 2017.
+at least ``threshold``; (C - D) / (C + D), metric ties discordant.  With ``threshold=25`` on raw
+DA scores it is the DARR statistic WMT used from 2017.  With ``threshold=1`` on relative ranks it
+is the WMT13 formula that Graham, Mathur & Baldwin (2015) showed is not a Kendall tau (human ties
+are dropped, and the pooled value is a weighted mean over the ranked sets) on every pair the
+metric does not tie; WMT13 left metric ties out (``13``), where this counts them as discordant,
+as WMT10's ``10`` and DARR do.
 
 Every argument of every public function is checked first, whatever path the call takes.
 """
@@ -189,7 +191,8 @@ def kendall_tau(human, metric, *, variant: str, epsilon: float = 0.0, grouping: 
     Deutsch, D., Foster, G. and Freitag, M. (2023). Ties matter: meta-evaluating modern metrics
     with pairwise accuracy and tie calibration. EMNLP.
     Graham, Y., Mathur, N. and Baldwin, T. (2015). Accurate evaluation of segment-level machine
-    translation metrics. NAACL-HLT.  (``kendall_like``: the WMT13 formula they analyse.)
+    translation metrics. NAACL-HLT.  (``kendall_like``: the WMT13 formula they analyse, except
+    that metric ties count as discordant.)
 
     Examples
     --------
