@@ -38,7 +38,7 @@ from spalib.metametrics import (
     soft_pairwise_accuracy,
     spa_from_pvalues,
 )
-from spalib.multiple_testing import holm_adjusted
+from spalib.multiple_testing import holm_adjusted, monte_carlo_pvalue
 from spalib.reproduction import reproduction_ledger
 from spalib.protocols import PROTOCOLS, Protocol, ProtocolResult, ProtocolTask, protocol, run_protocol
 from spalib.rank_correlations import (
@@ -83,7 +83,7 @@ __all__ = [
     "perfect_annotator",
     "judgements_for_power", "SystemBootstrap", "ErrorDecomposition", "PerfectAnnotator",
     "rank_metrics", "metric_intervals", "average_comparisons", "MetricRanking", "AveragedComparison",
-    "reproduction_ledger", "holm_adjusted",
+    "reproduction_ledger", "holm_adjusted", "monte_carlo_pvalue",
     "protocol", "run_protocol", "Protocol", "ProtocolTask", "ProtocolResult", "PROTOCOLS",
     "simulate_task", "simulate_replications", "MetricModel", "DAModel", "SimulatedTask", "SimulatedReplications",
     "SimulationTruth", "pair_test_pvalues", "metric_test_pvalues", "correlation_test_pvalues", "rejection_rates",

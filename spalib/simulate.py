@@ -51,6 +51,7 @@ from spalib._core.validation import (
     rng_iv,
 )
 from spalib.metametrics import EarlyStopping
+from spalib.multiple_testing import monte_carlo_pvalue
 
 __all__ = ["DAModel", "MetricModel", "SimulatedReplications", "SimulatedTask", "SimulationTruth",
            "correlation_test_pvalues", "metric_test_pvalues", "pair_test_pvalues", "rejection_rates",
@@ -500,7 +501,7 @@ def pair_test_pvalues(differences, *, n_resamples: int = 1000, rng=None) -> pd.D
     ge, eq, two = simulation_kernels.pair_test_counts(np.ascontiguousarray(d), n_resamples, seed)
     scaled = rescaled_rows(d)   # the normal p-value ignores a row's scale
     normal = sign_kernels.normal_upper_pvalues(scaled.sum(axis=1), (scaled * scaled).sum(axis=1), False)
-    return pd.DataFrame({"ge": ge / n_resamples, "plus_one": (ge + 1) / (n_resamples + 1),
+    return pd.DataFrame({"ge": ge / n_resamples, "plus_one": monte_carlo_pvalue(ge, n_resamples),
                          "mid": (ge - 0.5 * eq) / n_resamples, "normal": normal,
                          "two_sided": two / n_resamples})
 
