@@ -25,7 +25,8 @@ def book_table(name: str) -> Path:
     ----------
     name : str
         ``"published/NAME.csv"``: a paper's numbers, typed once as printed, one file per chapter;
-        or ``"results/NAME.csv"``: the seed sweeps that ``benchmarks/table1_seeds.py`` measures.
+        or ``"results/NAME.csv"``: runs too slow for a chapter (seed sweeps, the toolkit's runs),
+        written by the scripts in ``benchmarks/``.
 
     Returns
     -------
