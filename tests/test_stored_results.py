@@ -1,8 +1,8 @@
 """The seed runs the chapters read from ``spalib/data/results/`` are what the library computes.
 
-``benchmarks/table1_seeds.py`` and ``benchmarks/wei_jia_seeds.py`` write them once because they are
-slow; the chapters recompute a seed where it is quick.  This file reruns one seed of the runs no chapter
-recomputes.
+``benchmarks/table1_seeds.py``, ``wei_jia_seeds.py`` and ``simulation_seeds.py`` write them once
+because they are slow; the chapters recompute a seed where it is quick.  This file reruns one seed
+of the runs no chapter recomputes.
 """
 
 import importlib
@@ -23,10 +23,21 @@ def test_the_toolkit_settings_file_holds_what_seed_4_gives():
     assert list(stored.index) == list(range(1, 8))
 
 
-def test_the_wei_jia_seeds_file_holds_what_seed_1_gives(monkeypatch):
+def benchmark(name, monkeypatch):
+    """The script ``benchmarks/NAME.py`` as a module."""
     monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "benchmarks"))
-    wei_jia_seeds = importlib.import_module("wei_jia_seeds")
+    return importlib.import_module(name)
+
+
+def test_the_wei_jia_seeds_file_holds_what_seed_1_gives(monkeypatch):
     stored = pd.read_csv(data.book_table("results/wei_jia_seeds.csv"))
     assert sorted(stored["seed"].unique()) == [1, 2, 3, 4]
-    rerun = pd.DataFrame(wei_jia_seeds.table1(1))
+    rerun = pd.DataFrame(benchmark("wei_jia_seeds", monkeypatch).table1(1))
+    pd.testing.assert_frame_equal(rerun, stored[stored["seed"] == 1].reset_index(drop=True), check_exact=True)
+
+
+def test_the_simulation_seeds_file_holds_what_seed_1_gives(monkeypatch):
+    stored = pd.read_csv(data.book_table("results/simulation_seeds.csv"))
+    assert sorted(stored["seed"].unique()) == [1, 2, 3, 4, 5]
+    rerun = benchmark("simulation_seeds", monkeypatch).size_table(1)
     pd.testing.assert_frame_equal(rerun, stored[stored["seed"] == 1].reset_index(drop=True), check_exact=True)
