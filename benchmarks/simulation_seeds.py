@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import time
 
 import numpy as np
 import pandas as pd
 
-import _setup  # noqa: F401  (first: the threading layer)
+import _setup  # first: the threading layer
 import spalib
 from spalib import MetricModel
 
@@ -55,12 +54,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3, 4, 5])
     args = parser.parse_args()
-    tables = []
-    for seed in args.seeds:
-        start = time.perf_counter()
-        tables.append(size_table(seed))
-        print(f"seed {seed}: {time.perf_counter() - start:.0f} s", flush=True)
-    table = pd.concat(tables, ignore_index=True)
+    table = pd.concat(_setup.timed_runs(size_table, args.seeds), ignore_index=True)
     table.to_csv(OUT, index=False)
     print(table.pivot_table(index=["statistic", "scheme", "alternative", "ρ"], columns="seed",
                             values="size").round(4).to_string())

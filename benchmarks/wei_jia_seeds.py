@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import time
 
 import numpy as np
 import pandas as pd
 
-import _setup  # noqa: F401  (first: the threading layer)
+import _setup  # first: the threading layer
 import spalib
 from spalib import data
 
@@ -60,12 +59,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3, 4])
     args = parser.parse_args()
-    rows = []
-    for seed in args.seeds:
-        start = time.perf_counter()
-        rows += table1(seed)
-        print(f"seed {seed}: {time.perf_counter() - start:.0f} s", flush=True)
-    table = pd.DataFrame(rows)
+    table = pd.DataFrame([row for rows in _setup.timed_runs(table1, args.seeds) for row in rows])
     table.to_csv(OUT, index=False)
     print(table.pivot(index="row", columns="seed", values="bias").round(4).to_string())
 

@@ -1,7 +1,8 @@
 """The seed runs the chapters read from ``spalib/data/results/`` are what the library computes.
 
-``benchmarks/table1_seeds.py``, ``wei_jia_seeds.py`` and ``simulation_seeds.py`` write them once
-because they are slow; the chapters recompute a seed where it is quick.  This file reruns one seed
+``benchmarks/table1_seeds.py``, ``wei_jia_seeds.py``, ``simulation_seeds.py``, ``ties_tenths.py``
+and ``own_metric_seeds.py`` write them once because they are slow; the chapters recompute a seed
+where it is quick.  This file reruns one seed
 of the runs no chapter recomputes.
 """
 
@@ -41,3 +42,19 @@ def test_the_simulation_seeds_file_holds_what_seed_1_gives(monkeypatch):
     assert sorted(stored["seed"].unique()) == [1, 2, 3, 4, 5]
     rerun = benchmark("simulation_seeds", monkeypatch).size_table(1)
     pd.testing.assert_frame_equal(rerun, stored[stored["seed"] == 1].reset_index(drop=True), check_exact=True)
+
+
+def test_the_ties_tenths_file_holds_what_tenth_1_gives(monkeypatch):
+    stored = pd.read_csv(data.book_table("results/ties_tenths.csv"))
+    assert stored["tenth"].tolist() == [1, 2, 3, 4]
+    assert benchmark("ties_tenths", monkeypatch).tenth(1) == stored.iloc[0].to_dict()
+
+
+def test_the_own_metric_seeds_file_holds_what_its_first_seed_gives(monkeypatch, tmp_path):
+    script = benchmark("own_metric_seeds", monkeypatch)
+    stored = pd.read_csv(data.book_table("results/own_metric_seeds.csv"))
+    assert sorted(stored["seed"].unique()) == script.SEEDS
+    first = script.SEEDS[0]
+    rerun = script.versus(script.ensemble_tasks(tmp_path), first).reset_index(drop=True)
+    expected = stored[stored["seed"] == first].reset_index(drop=True)[list(rerun.columns)]
+    pd.testing.assert_frame_equal(rerun, expected, check_exact=True, check_dtype=False)
