@@ -50,11 +50,12 @@ def test_the_ties_tenths_file_holds_what_tenth_1_gives(monkeypatch):
     assert benchmark("ties_tenths", monkeypatch).tenth(1) == stored.iloc[0].to_dict()
 
 
-def test_the_own_metric_seeds_file_holds_what_its_first_seed_gives(monkeypatch, tmp_path):
+def test_the_own_metric_seeds_file_holds_what_its_second_seed_gives(monkeypatch, tmp_path):
+    # the chapters check the first seed's rows (their ranking's own seed) themselves
     script = benchmark("own_metric_seeds", monkeypatch)
     stored = pd.read_csv(data.book_table("results/own_metric_seeds.csv"))
     assert sorted(stored["seed"].unique()) == script.SEEDS
-    first = script.SEEDS[0]
-    rerun = script.versus(script.ensemble_tasks(tmp_path), first).reset_index(drop=True)
-    expected = stored[stored["seed"] == first].reset_index(drop=True)[list(rerun.columns)]
+    second = script.SEEDS[1]
+    rerun = script.versus(script.ensemble_tasks(tmp_path), second).reset_index(drop=True)
+    expected = stored[stored["seed"] == second].reset_index(drop=True)[list(rerun.columns)]
     pd.testing.assert_frame_equal(rerun, expected, check_exact=True, check_dtype=False)
