@@ -1,5 +1,5 @@
-"""The ensemble of ``chapters/own_metric.md`` against its parts, at the chapters' seed and on five
-more: the runs that ``own_metric.md`` (do the verdicts hold?) and ``own_metric_verdict.md`` (does
+"""The ensemble of ``chapters/own_metric.md`` against its parts, at the chapters' ranking's own seed
+and on five more: the runs that ``own_metric.md`` (do the verdicts hold?) and ``own_metric_verdict.md`` (does
 the Holm pass hold?) set beside their ranking's own.
 
 The ensemble is the mean of z-scored COMET and CometKiwi, written to a score file per language pair
