@@ -15,6 +15,7 @@ authors' notebook does without grouping), one call per tenth, tenth ``k`` drawn 
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 
 import numpy as np
@@ -31,10 +32,15 @@ METRIC = "metricx_xxl_MQM_2020-refA"
 EXCLUDE = ("GEMBA-GPT4-C", "GEMBA-GPT4-S")
 
 
+@functools.cache
+def zhen22_task():
+    """WMT22 zh-en with the chapter's metric set (read once for all tenths)."""
+    return data.segment_task(data.load_mtme("wmt22", "zh-en"), reference_free=True, exclude_metrics=EXCLUDE)
+
+
 def tenth(k: int) -> dict:
     """The ungrouped epsilon* of MetricX-23 on WMT22 zh-en from the tenth seeded by ``[SEED, k]``."""
-    task = data.segment_task(data.load_mtme("wmt22", "zh-en"), reference_free=True,
-                             exclude_metrics=EXCLUDE)
+    task = zhen22_task()
     result = spalib.tie_calibration(task.human, task.metrics[METRIC], grouping="none", sample_rate=0.1,
                                     rng=np.random.default_rng([SEED, k]))
     return {"tenth": k, "epsilon": result.epsilon}

@@ -12,18 +12,18 @@ point ``--mtme`` at a checkout of it (commit 68a481a was used).
 
 from __future__ import annotations
 
-import _setup  # noqa: F401  (first: the threading layer)
+import _setup  # noqa: F401  (first: the threading layer; puts tests/ on the path)
 import argparse
 import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from test_rank_correlations import TV6_GOLD, TV6_M1, TV6_M2
 
 OUT = Path(__file__).resolve().parents[1] / "spalib" / "data" / "results" / "toolkit_pairs_seeds.csv"
-GOLD = [1, 3, 3, 3, 1, 2, 1, 2]   # the toolkit's PairwisePermutationSigDiffTest vectors
-METRIC1 = [2, 4, 6, 6, 2, 6, 3, 7]
-METRIC2 = [1, 5, 4, 4, 4, 3, 2, 1]
+# the toolkit's PairwisePermutationSigDiffTest vectors, as the test suite holds them
+GOLD, METRIC1, METRIC2 = (v.astype(int).ravel().tolist() for v in (TV6_GOLD, TV6_M1, TV6_M2))
 DRAWS, SEEDS = 1000, range(10)
 
 
