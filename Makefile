@@ -17,7 +17,7 @@ INSTALLED := $(VENV)/.installed
 export NUMBA_THREADING_LAYER_PRIORITY ?= omp workqueue tbb
 export OMP_WAIT_POLICY ?= PASSIVE
 INPUTS_HASH = $(shell cat requirements.txt pyproject.toml $$(find spalib -name '*.py' | sort) \
-	$$(find spalib/data/published spalib/data/results benchmarks -type f \( -name '*.csv' -o -name '*.py' \) | sort) | sha256sum | cut -c1-16)
+	$$(find spalib/data/published spalib/data/results benchmarks -type f \( -name '*.csv' -o -name '*.json' -o -name '*.py' \) | sort) | sha256sum | cut -c1-16)
 
 .PHONY: book test data check-html clean help kernels lab
 

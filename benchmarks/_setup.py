@@ -1,6 +1,7 @@
 """Imported first by every benchmark: numba's threading layer as the Makefile chooses it (OpenMP
 with idle workers asleep; why: see the Makefile) and the tests' NumPy restatement of
-mt-metrics-eval on the path; and the seed scripts' loop over seeds.
+mt-metrics-eval on the path; the seed scripts' loop over seeds; and the stored-run scripts'
+checked save.
 """
 
 import os
@@ -21,3 +22,13 @@ def timed_runs(run, seeds, label="seed"):
         results.append(run(seed))
         print(f"{label} {seed}: {time.perf_counter() - start:.0f} s", flush=True)
     return results
+
+
+def save_comparison(comparison, file: str) -> None:
+    """``comparison.save(file)``, read back and checked: the same numbers, bit for bit."""
+    import spalib   # here: the threading layer is set above before spalib loads numba
+    comparison.save(file)
+    back = spalib.MetricComparison.load(file).with_draws_of(comparison)   # scores, p-values, draws
+    assert (back.ranks.equals(comparison.ranks) and back.alpha == comparison.alpha
+            and back.tolerances == comparison.tolerances)
+    print(f"{os.path.basename(file)}: {os.path.getsize(file) / 1000:.0f} kB")

@@ -41,8 +41,10 @@ SEEDS = [root_seed(np.random.default_rng(SEED)) + k for k in range(6)]
 COLUMNS = ["task", "meta_metric", "baseline", "verdict", "p-value", "extreme draws", "draws"]
 
 
-def ensemble_tasks(folder: Path) -> dict:
-    """Each language pair's humans, and the ensemble and its parts, as the chapter builds them."""
+def ensemble_tasks(folder: Path, metrics=(NEW, *PARTS)) -> dict:
+    """Each language pair's humans and ``metrics`` (None: WMT's baselines and the ensemble, the
+    chapters' ranking), the ensemble added as the chapters add it.
+    """
     tasks = {}
     for lp in LPS:
         es = data.load_mtme("wmt23", lp)
@@ -51,7 +53,9 @@ def ensemble_tasks(folder: Path) -> dict:
         data.write_seg_score_file(sum(z) / 2, folder / f"{lp}.seg.score")
         task = data.segment_task(es, reference_free=True, basenames=True,
                                  extra_metrics={NEW: folder / f"{lp}.seg.score"})
-        tasks[lp] = (task.human, {m: task.metrics[m] for m in (NEW, *PARTS)})
+        keep = set(es.meta.baseline_metrics) | {NEW}
+        tasks[lp] = (task.human, {m: f for m, f in task.metrics.items()
+                                  if (m in metrics if metrics else m.removesuffix("[noref]") in keep)})
     return tasks
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from spalib._core import engine, meta, perm_both, rank_kernels, rng as rng_kernels, signs as sign_kernels
+from spalib._core import engine, meta, perm_both, rank_kernels, rng as rng_kernels, signs as sign_kernels, storage
 from spalib._core.align import align_matrices, align_metrics, align_vectors
 from spalib._core.sign_matrix import signs_arguments_iv
 from spalib._core.extreme import count_extreme
@@ -445,6 +445,21 @@ WMT_EARLY_STOPPING = EarlyStopping(100, 0.02, 0.5)
 """The early stopping of the WMT metrics-task runs (block 100, stop below 0.02 or above 0.5)."""
 
 
+def _same_settings(fresh: dict, stored: dict) -> bool:
+    """A rerun's settings are the stored ones; a setting per metric (acc_eq's ``epsilons``) is
+    compared for the rerun's metrics.
+    """
+    if fresh.keys() != stored.keys():
+        return False
+    for key, value in fresh.items():
+        kept = stored[key]
+        if isinstance(value, dict) and isinstance(kept, dict) and value.keys() <= kept.keys():
+            kept = {name: kept[name] for name in value}
+        if value != kept:
+            return False
+    return True
+
+
 @dataclass(frozen=True)
 class MetricComparison:
     """What :func:`compare_metrics` found.
@@ -522,7 +537,79 @@ class MetricComparison:
             return self.null_distributions[(first, second)]
         if (second, first) in self.null_distributions:
             return -self.null_distributions[(second, first)]
-        raise ValueError("the comparison was made without a test (n_resamples=0): it has no draws")
+        raise ValueError(self._no_draws())
+
+    def _no_draws(self) -> str:
+        """Why there are no draws to read: no test was made, or the comparison was read from a file."""
+        if self.settings.get("n_resamples") == 0:
+            return "the comparison was made without a test (n_resamples=0): it has no draws"
+        return ("the comparison was read from a file, which keeps no draws: a pair's draws depend only on the "
+                "seed and its two metrics, so rerunning those metrics with rng=settings['seed'] gives them")
+
+    def with_draws_of(self, rerun: MetricComparison) -> MetricComparison:
+        """The comparison with the null draws of ``rerun``, the same test on some of its metrics;
+        refused unless ``rerun``'s scores, p-values and draw counts are this one's, bit for bit.
+
+        A comparison read by :meth:`load` keeps no draws.  Each pair of metrics draws from a
+        random stream of its own, keyed by the seed and the pair, so the same call on a few of the
+        metrics gives their pairs the same draws; this checks the numbers and lends those draws.
+
+        Parameters
+        ----------
+        rerun : MetricComparison
+            The same call (the same settings and seed) on a subset of this comparison's metrics.
+
+        Returns
+        -------
+        MetricComparison
+            This comparison's numbers and settings, with ``rerun``'s null draws.
+        """
+        if not isinstance(rerun, MetricComparison):
+            raise TypeError(f"`rerun` must be a MetricComparison; got {type(rerun).__name__}")
+        names = list(rerun.scores.index)
+        unknown = [m for m in names if m not in self.scores.index]
+        if unknown:
+            raise ValueError(f"`rerun` compares metrics the stored comparison lacks: {', '.join(map(repr, unknown))}")
+        if not _same_settings(rerun.settings, self.settings):
+            raise ValueError("`rerun` was made with other settings or another seed")
+        for part in ("scores", "pvalues", "draws"):
+            mine = getattr(self, part)
+            mine = mine[names] if part == "scores" else mine.loc[names, names]
+            if not np.array_equal(mine.to_numpy(), getattr(rerun, part).to_numpy(), equal_nan=True):
+                raise ValueError(f"`rerun`'s {part} differ from the stored ones")
+        return dataclasses.replace(self, null_distributions=rerun.null_distributions)
+
+    def save(self, path) -> None:
+        """Write the comparison to ``path`` as JSON: every attribute but the null draws.
+
+        A run too slow to repeat is stored once and read with :meth:`load`; a pair's draws depend
+        only on the seed and the pair, so a rerun of a few metrics checks the stored numbers.
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> rng = np.random.default_rng(0)
+        >>> human = rng.random((4, 16))
+        >>> c = compare_metrics(human, {"a": human + rng.random((4, 16)), "b": rng.random((4, 16))},
+        ...                     meta_metric="pa", n_resamples=20, rng=1)
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "comparison.json"
+        >>> c.save(path)
+        >>> bool(MetricComparison.load(path).pvalues.equals(c.pvalues))
+        True
+        """
+        storage.write(path, f"spalib.{type(self).__name__}", self._stored_parts(), EarlyStopping)
+
+    def _stored_parts(self) -> dict:
+        """The attributes :meth:`save` writes: all but the null draws."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "null_distributions"}
+
+    @classmethod
+    def load(cls, path) -> MetricComparison:
+        """A comparison written by :meth:`save`: the same scores, p-values, draw counts, ranks,
+        settings and tolerances, bit for bit, and no null draws (:meth:`null_draws` and
+        :meth:`recount` say so).
+        """
+        return cls(**storage.read(path, f"spalib.{cls.__name__}", EarlyStopping))
 
     def recount(self, *, alternative: Alternative | None = None, alpha: float | None = None) -> MetricComparison:
         """The same test counted again from its stored draws, under another alternative or level.
@@ -555,8 +642,11 @@ class MetricComparison:
             alternative, "alternative", ALTERNATIVES)
         alpha = self.alpha if alpha is None else probability_iv(alpha, "alpha")
         if not self.null_distributions:
-            raise ValueError("the comparison was made without a test (n_resamples=0): it has no draws to count")
+            raise ValueError(self._no_draws())
         order = list(self.scores.index)
+        if len(self.null_distributions) < len(order) * (len(order) - 1) // 2:
+            raise ValueError("the comparison holds the draws of some pairs only (a stored one, lent draws by "
+                             "MetricRanking.with_draws_of): recount the ranking that made the draws")
         pvalues = np.full((len(order), len(order)), np.nan)
         missing = set(self.null_distributions) - set(self.tolerances)
         if missing:

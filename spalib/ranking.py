@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import concurrent.futures
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from spalib._core import bootstrap, engine, meta, signs as sign_kernels
+from spalib._core import bootstrap, engine, meta, signs as sign_kernels, storage
 from spalib._core.align import align_metrics
 from spalib._core.extreme import count_extreme
 from spalib._core.validation import (choice_iv, flag_iv, int_iv, labels_iv, names_iv, positive_int_iv, probability_iv,
@@ -204,7 +204,8 @@ def _average_comparisons_iv(comparisons, weights, alpha):
         if not isinstance(comparison, MetricComparison):
             raise TypeError(f"comparisons[{task!r}] must be a MetricComparison; got {type(comparison).__name__}")
         if not comparison.null_distributions and not _made_without_test(comparison):
-            raise ValueError(f"comparisons[{task!r}] carries no null draws (it was not made by compare_metrics)")
+            raise ValueError(f"comparisons[{task!r}] carries no null draws (it was not made by compare_metrics, "
+                             "or it was read from a file)")
         if comparison.meta_metric not in META_METRICS:
             raise ValueError(f"comparisons[{task!r}]: cannot average meta-metric {comparison.meta_metric!r}")
     if weights is None:
@@ -354,6 +355,79 @@ class MetricRanking:
     settings: dict = field(default_factory=dict)
     warnings: list = field(default_factory=list)
     chance: pd.DataFrame | None = None
+
+    def save(self, path) -> None:
+        """Write the ranking to ``path`` as JSON: every score, p-value, draw count, rank, interval,
+        setting and warning, and no null draws (as :meth:`spalib.MetricComparison.save`).
+
+        A ranking too slow to repeat is stored once and read with :meth:`load`.  A pair's draws
+        depend only on the seed and the pair, so ranking a few of its metrics again with the same
+        ``rng`` gives their rows of every table, and their draws, bit for bit.
+        """
+        content = {"comparisons": {key: c._stored_parts() for key, c in self.comparisons.items()},
+                   "intervals": self.intervals, "settings": self.settings, "warnings": self.warnings,
+                   "chance": self.chance,
+                   "average": None if self.average is None else self.average._stored_parts()}
+        storage.write(path, "spalib.MetricRanking", content, EarlyStopping)
+
+    @classmethod
+    def load(cls, path) -> MetricRanking:
+        """A ranking written by :meth:`save`, equal to it in every table and setting, bit for bit.
+
+        Its comparisons keep no null draws, so :meth:`versus` and :meth:`spalib.MetricComparison.null_draws`
+        refuse, saying how to get the draws of the pairs you need: rank those metrics again.
+        """
+        content = storage.read(path, "spalib.MetricRanking", EarlyStopping)
+        average = content.pop("average")
+        return cls(comparisons={key: MetricComparison(**parts) for key, parts in content.pop("comparisons").items()},
+                   average=None if average is None else AveragedComparison(**average), **content)
+
+    def with_draws_of(self, rerun: MetricRanking) -> MetricRanking:
+        """The ranking with the null draws of ``rerun``, a ranking of some of its metrics made
+        with the same call; refused unless ``rerun``'s numbers are this ranking's, bit for bit.
+
+        A ranking read by :meth:`load` keeps no draws.  Ranking a few of its metrics again with
+        the same arguments and ``rng`` gives their pairs the same draws (each pair draws from a
+        stream of its own), hence the same scores, p-values, draw counts and intervals: this
+        checks that, then lends the stored ranking those pairs' draws, so that :meth:`versus` and
+        :meth:`spalib.MetricComparison.null_draws` answer for them.
+
+        Parameters
+        ----------
+        rerun : MetricRanking
+            The same call as this ranking's, on a subset of its metrics (at least two).
+
+        Returns
+        -------
+        MetricRanking
+            This ranking's tables and settings, with ``rerun``'s null draws.
+        """
+        if not isinstance(rerun, MetricRanking):
+            raise TypeError(f"`rerun` must be a MetricRanking; got {type(rerun).__name__}")
+        if rerun.settings != self.settings:
+            differ = sorted(k for k in self.settings.keys() | rerun.settings.keys()
+                            if self.settings.get(k) != rerun.settings.get(k))
+            raise ValueError(f"`rerun` was made with other settings than this ranking: {', '.join(differ)}")
+        if rerun.comparisons.keys() != self.comparisons.keys():
+            raise ValueError("`rerun` ranks other tasks or meta-metrics than this ranking")
+        comparisons = {}
+        for key, stored in self.comparisons.items():
+            names = list(rerun.comparisons[key].scores.index)
+            try:
+                comparisons[key] = stored.with_draws_of(rerun.comparisons[key])
+                if key in self.intervals and not np.array_equal(self.intervals[key].loc[names].to_numpy(),
+                                                              rerun.intervals[key].loc[names].to_numpy(),
+                                                              equal_nan=True):
+                    raise ValueError("`rerun`'s intervals differ from the stored ones")
+            except ValueError as error:
+                raise ValueError(f"{' '.join(key)}: {error}") from None
+        average = None
+        if self.average is not None:
+            try:
+                average = self.average.with_draws_of(rerun.average)
+            except ValueError as error:
+                raise ValueError(f"average: {error}") from None
+        return replace(self, comparisons=comparisons, average=average)
 
     def versus(self, name: str, baselines) -> pd.DataFrame:
         """Is ``name`` better than each baseline?  One row per task, meta-metric and baseline.

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
+
+
+def benchmark(name: str, monkeypatch):
+    """The script ``benchmarks/NAME.py`` as a module (what ``tests/test_stored_*.py`` rerun)."""
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    return importlib.import_module(name)
 
 
 def output_per_thread_count(code: str, thread_counts=(1, 2), variable="NUMBA_NUM_THREADS") -> dict[int, str]:

@@ -34,6 +34,6 @@ def test_the_rank_benchmark_ranks_the_own_metric_chapters_pairs_with_its_draws()
     bench = (book / "benchmarks" / "bench_rank.py").read_text(encoding="utf-8")
     lps = [re.search(r"^LPS = (.*)$", text, re.M).group(1) for text in (chapter, bench)]
     assert lps[0] == lps[1]
-    chapter_k = re.search(r"rank_metrics\(tasks, meta_metrics=.*?n_resamples=(\d+)", chapter, re.S).group(1)
+    chapter_k = re.search(r"call = dict\(meta_metrics=.*?n_resamples=(\d+)", chapter, re.S).group(1)
     bench_k = re.search(r'meta_metrics=\("spa", "pa"\), n_resamples=(\d+)', bench).group(1)
     assert chapter_k == bench_k

@@ -657,3 +657,80 @@ def test_an_output_that_cannot_be_written_is_named(en_de, capsys):
     assert main(["rank", "--test-set", "wmt23", "--lp", "en-de", "--stat", "pa", "--k", "5", "--bootstrap", "0",
                  "--quiet", "--output", "/dev/full"]) == 2
     assert "--output /dev/full:" in capsys.readouterr().err
+
+
+def small_ranking(metrics=("a", "b", "c", "d"), rng=1):
+    """A two-task ranking by PA, SPA and acc_eq with early stopping, intervals and an average."""
+    g = np.random.default_rng(0)
+    human = g.random((5, 20))
+    scores = {n: human + g.random((5, 20)) * (1 + i) for i, n in enumerate("abcd")}
+    tasks = {t: (human + j, {m: scores[m] + j for m in metrics}) for j, t in enumerate(("t1", "t2"))}
+    return spalib.rank_metrics(tasks, meta_metrics=("pa", "spa", "acc_eq"), n_resamples=40, rng=rng,
+                               interval_resamples=20, early_stopping=spalib.EarlyStopping(20, 0.02, 0.5))
+
+
+def assert_same_but_draws(a, b):
+    """Every attribute of two comparisons equal, exactly, except the null draws."""
+    assert type(a) is type(b)
+    for name, value in a._stored_parts().items():
+        other = getattr(b, name)
+        if isinstance(value, pd.Series):
+            pd.testing.assert_series_equal(value, other, check_exact=True)
+        elif isinstance(value, pd.DataFrame):
+            pd.testing.assert_frame_equal(value, other, check_exact=True)
+        else:
+            assert value == other, name
+
+
+def test_a_saved_ranking_reads_back_equal_in_every_table_and_setting(tmp_path):
+    ranking = small_ranking()
+    ranking.save(tmp_path / "r.json")
+    back = spalib.MetricRanking.load(tmp_path / "r.json")
+    for key, comparison in ranking.comparisons.items():
+        assert_same_but_draws(comparison, back.comparisons[key])
+        pd.testing.assert_frame_equal(ranking.intervals[key], back.intervals[key], check_exact=True)
+    assert_same_but_draws(ranking.average, back.average)
+    pd.testing.assert_frame_equal(ranking.chance, back.chance, check_exact=True)
+    assert back.settings == ranking.settings and back.warnings == ranking.warnings
+    assert back.to_string("tsv") == ranking.to_string("tsv") and back.to_string() == ranking.to_string()
+    one = ranking.comparisons["t1", "spa"]
+    one.save(tmp_path / "c.json")
+    assert_same_but_draws(one, spalib.MetricComparison.load(tmp_path / "c.json"))
+
+
+def test_a_stored_ranking_refuses_draws_it_does_not_keep_and_files_it_cannot_read(tmp_path):
+    small_ranking().save(tmp_path / "r.json")
+    back = spalib.MetricRanking.load(tmp_path / "r.json")
+    with pytest.raises(ValueError, match="read from a file, which keeps no draws"):
+        back.versus("a", ["b"])
+    with pytest.raises(ValueError, match="read from a file, which keeps no draws"):
+        back.comparisons["t1", "pa"].recount(alpha=0.1)
+    with pytest.raises(ValueError, match="not a stored spalib.MetricComparison"):
+        spalib.MetricComparison.load(tmp_path / "r.json")
+    (tmp_path / "bad.json").write_text("{not json")
+    with pytest.raises(ValueError, match="bad.json: not a stored spalib result"):
+        spalib.MetricRanking.load(tmp_path / "bad.json")
+    (tmp_path / "new.json").write_text('{"format": "spalib.MetricRanking", "version": 99, "content": {}}')
+    with pytest.raises(ValueError, match="format version 99; this spalib reads version 1"):
+        spalib.MetricRanking.load(tmp_path / "new.json")
+
+
+def test_a_rerun_of_some_metrics_lends_a_stored_ranking_their_draws_after_matching_it(tmp_path):
+    full = small_ranking()
+    full.save(tmp_path / "r.json")
+    stored = spalib.MetricRanking.load(tmp_path / "r.json")
+    lent = stored.with_draws_of(small_ranking(("c", "a")))   # in another order
+    pd.testing.assert_frame_equal(lent.versus("c", ["a"]), full.versus("c", ["a"]), check_exact=True)
+    assert np.array_equal(lent.average.null_draws("a", "c"), full.average.null_draws("a", "c"))
+    with pytest.raises(ValueError, match="read from a file"):
+        lent.versus("c", ["b"])
+    with pytest.raises(ValueError, match="draws of some pairs only"):
+        lent.comparisons["t1", "pa"].recount(alpha=0.1)
+    with pytest.raises(ValueError, match="other settings than this ranking: interval_seed, seed"):
+        stored.with_draws_of(small_ranking(("a", "c"), rng=2))
+    with pytest.raises(TypeError, match="`rerun` must be a MetricRanking"):
+        stored.with_draws_of(full.comparisons["t1", "pa"])
+    tampered = full.comparisons["t1", "spa"]
+    tampered.pvalues.iloc[0, 1] += 1e-12
+    with pytest.raises(ValueError, match="t1 spa: `rerun`'s pvalues differ from the stored ones"):
+        stored.with_draws_of(full)

@@ -1,18 +1,17 @@
 """The seed runs the chapters read from ``spalib/data/results/`` are what the library computes.
 
-``benchmarks/table1_seeds.py``, ``wei_jia_seeds.py``, ``simulation_seeds.py``, ``ties_tenths.py``
-and ``own_metric_seeds.py`` write them once because they are slow; the chapters recompute a seed
-where it is quick.  This file reruns one seed
-of the runs no chapter recomputes.
+``benchmarks/table1_seeds.py``, ``wei_jia_seeds.py``, ``simulation_seeds.py``, ``ties_tenths.py``,
+``own_metric_seeds.py`` and ``own_metric_ranking.py`` write them once because they are slow; the
+chapters recompute a seed, or a few metrics, where it is quick.  This file reruns another seed or
+other metrics.
 """
 
-import importlib
-from pathlib import Path
 
 import pandas as pd
 
 import spalib
 from spalib import data
+from conftest import benchmark
 
 
 def test_the_toolkit_settings_file_holds_what_seed_4_gives():
@@ -22,12 +21,6 @@ def test_the_toolkit_settings_file_holds_what_seed_4_gives():
                                signs="mtme", early_stopping=spalib.WMT_EARLY_STOPPING)
     assert (c.n_significant, int(c.ranks.max())) == tuple(stored.loc[4, ["significant SPA", "clusters SPA"]])
     assert list(stored.index) == list(range(1, 8))
-
-
-def benchmark(name, monkeypatch):
-    """The script ``benchmarks/NAME.py`` as a module."""
-    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "benchmarks"))
-    return importlib.import_module(name)
 
 
 def test_the_wei_jia_seeds_file_holds_what_seed_1_gives(monkeypatch):
@@ -59,3 +52,17 @@ def test_the_own_metric_seeds_file_holds_what_its_second_seed_gives(monkeypatch,
     rerun = script.versus(script.ensemble_tasks(tmp_path), second).reset_index(drop=True)
     expected = stored[stored["seed"] == second].reset_index(drop=True)[list(rerun.columns)]
     pd.testing.assert_frame_equal(rerun, expected, check_exact=True, check_dtype=False)
+
+
+def test_the_own_metric_ranking_file_holds_what_three_other_metrics_rank_to(monkeypatch, tmp_path):
+    # the chapters rerun the ensemble and its two parts; here BLEU, chrF and COMET
+    script = benchmark("own_metric_ranking", monkeypatch)
+    stored = spalib.MetricRanking.load(data.book_table("results/own_metric_ranking.json"))
+    tasks = script.ensemble_tasks(tmp_path, metrics=("BLEU", "chrF", "COMET"))
+    rerun = script.ranking(tasks)
+    lent = stored.with_draws_of(rerun)   # refuses unless equal, bit for bit
+    assert len(lent.versus("COMET", ["BLEU", "chrF"])) == 2 * len(stored.comparisons)
+    assert all(len(c.scores) == 15 for c in stored.comparisons.values())
+    for name, average in script.other_averages(rerun).items():
+        kept = spalib.AveragedComparison.load(data.book_table(f"results/own_metric_average_{name}.json"))
+        assert kept.with_draws_of(average).scores.index.size == 15

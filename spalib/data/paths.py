@@ -26,7 +26,8 @@ def book_table(name: str) -> Path:
     name : str
         ``"published/NAME.csv"``: a paper's numbers, typed once as printed, one file per chapter;
         or ``"results/NAME.csv"``: runs too slow for a chapter (seed sweeps, the toolkit's runs),
-        written by the scripts in ``benchmarks/``.
+        written by the scripts in ``benchmarks/``; or ``"results/NAME.json"``: such a run's
+        :class:`~spalib.MetricRanking` (``MetricRanking.save``).
 
     Returns
     -------
@@ -35,8 +36,9 @@ def book_table(name: str) -> Path:
 
     Notes
     -----
-    A chapter reads these with ``pandas.read_csv(book_table(...))``; a notebook downloaded from
-    the book then needs only the installed library and the data folder.
+    A chapter reads these with ``pandas.read_csv(book_table(...))`` (a ranking with
+    ``MetricRanking.load``); a notebook downloaded from the book then needs only the installed
+    library and the data folder.
 
     References
     ----------
@@ -49,7 +51,8 @@ def book_table(name: str) -> Path:
     'quantity'
     """
     folder, _, file = str(name).partition("/")
-    shipped = sorted(f"{d}/{p.name}" for d in ("published", "results") for p in (_BOOK_TABLES / d).glob("*.csv"))
+    shipped = sorted(f"{d}/{p.name}" for d in ("published", "results") for p in (_BOOK_TABLES / d).iterdir()
+                     if p.suffix in (".csv", ".json"))
     if folder not in ("published", "results") or "/" in file or f"{folder}/{file}" not in shipped:
         raise ValueError(f"`name` must be one of the book's tables {shipped}; got {name!r}")
     return _BOOK_TABLES / folder / file
