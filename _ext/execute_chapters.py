@@ -45,16 +45,16 @@ BOOK = Path(__file__).resolve().parent.parent
 ALONE = ("chapters/fast.md",)
 """Chapters that time the library's multi-threaded kernels (and vary the thread count): run alone,
 on every thread."""
-TYPICAL_SECONDS = {"chapters/own_metric.md": 90, "chapters/wei_jia.md": 75, "chapters/simulation.md": 70,
-                   "chapters/own_metric_verdict.md": 60,
-                   "chapters/spa_table1.md": 55, "chapters/spa_procedures.md": 45,
-                   "chapters/wei_jia_annotators.md": 40, "chapters/simulation_intervals.md": 35,
-                   "chapters/summeval.md": 30, "chapters/spa_table1_ties.md": 28, "chapters/spa.md": 27,
-                   "chapters/ties.md": 25, "chapters/segment_da_metrics.md": 16, "chapters/ties_practice.md": 13,
-                   "chapters/williams.md": 11}
-"""One-thread run times on two cores (2026-11-29, a fresh clone's build), to order a first build's
-queue longest first; later builds order it by the times recorded in :data:`SECONDS` (any chapter
-not listed: 10 s)."""
+TYPICAL_SECONDS = {"chapters/own_metric.md": 65, "chapters/wei_jia.md": 35, "chapters/simulation.md": 29,
+                   "chapters/own_metric_verdict.md": 21, "chapters/wei_jia_annotators.md": 19,
+                   "chapters/spa_table1.md": 18, "chapters/simulation_intervals.md": 18, "chapters/data.md": 18,
+                   "chapters/spa.md": 16, "chapters/ties_practice.md": 16, "chapters/ties.md": 15,
+                   "chapters/williams.md": 14, "chapters/spa_procedures.md": 13,
+                   "chapters/segment_da_metrics.md": 13, "chapters/spa_table1_ties.md": 10,
+                   "chapters/summeval.md": 9}
+"""One-thread run times on two cores (2026-12-01, a fresh clone's build, the heavy runs stored),
+to order a first build's queue longest first; later builds order it by the times recorded in
+:data:`SECONDS` (any chapter not listed: 10 s)."""
 SECONDS = BOOK / "_build" / ".chapter-seconds.json"
 ONE_THREAD = {name: "1" for name in ("NUMBA_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
                                       "MKL_NUM_THREADS")}
