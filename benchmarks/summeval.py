@@ -23,8 +23,8 @@ Under a minute.  One thread each, so that the seconds it stores are one core's, 
 
 Each error-table seed draws from a Generator of its own; each pair of metrics in a ranking draws
 from a stream keyed by the seed and the pair.  So the chapter recomputes the first seed, ranks two
-metrics and the crowd again, reruns one test of the more seeds and two metrics of exercise 2, and
-checks them against these files; ``tests/test_stored_summeval.py`` reruns other slices.
+metrics and the crowd again, reruns each statistic's more-seed test with the largest p-value and
+two metrics of exercise 2, and checks them against these files; ``tests/test_stored_summeval.py`` reruns other slices.
 """
 
 from __future__ import annotations

@@ -2,9 +2,10 @@
 ``benchmarks/summeval.py`` computes.
 
 The chapter recomputes the error table's first seed, ranks the best two metrics and the crowd
-again, reruns the first test of the first more seed and ranks exercise 2's best two again; this
-file reruns other slices: the error table's second seed, three other metrics of the ranking, the
-last test of the last more seed and exercise 2's last two metrics.
+again, reruns each statistic's more-seed test with the largest stored p-value and ranks
+exercise 2's best two again; this file reruns other slices: the error table's second seed,
+three other metrics of the ranking, the last test of the last more seed and exercise 2's last
+two metrics.
 """
 
 
