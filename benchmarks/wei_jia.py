@@ -23,9 +23,11 @@ metrics' row bootstraps; the zh-en counts on more seeds draw all their bootstrap
   stray from their majorities, its share of trials that prefer the first system and its order on the
   rows as given;
 - ``spalib/data/results/wei_jia_systems.csv``: each system's standard deviation over the label
-  trials.
+  trials;
+- ``spalib/data/results/wei_jia_neural_shares.csv``: each neural metric's share of trials
+  preferring the first system of each WMT22 zh-en pair.
 
-    python benchmarks/wei_jia.py     # about a minute and a half on one core
+    NUMBA_NUM_THREADS=1 python benchmarks/wei_jia.py     # about a minute and a half
 
 Trial t draws each system's rows from a stream keyed by the trial's seed and the system's place in
 sorted order, so the systems that sort first get the same trials when bootstrapped alone, and the
@@ -51,6 +53,7 @@ RESULTS = os.path.join(os.path.dirname(__file__), "..", "spalib", "data", "resul
 OUT_TABLES = os.path.join(RESULTS, "wei_jia_tables.csv")
 OUT_PAIRS = os.path.join(RESULTS, "wei_jia_pairs.csv")
 OUT_SYSTEMS = os.path.join(RESULTS, "wei_jia_systems.csv")
+OUT_NEURAL = os.path.join(RESULTS, "wei_jia_neural_shares.csv")
 SEED = 20210801          # the chapter's
 N_TRIALS = 10_000
 KEYS = ["year", "lp", "system"]
@@ -156,6 +159,14 @@ def neural_bootstraps(book, rng):
             for name, values in book.zh_segment_scores.items()}
 
 
+def neural_shares(book, neural) -> pd.DataFrame:
+    """Each neural metric's share of trials preferring each zh-en pair's first system: what the
+    chapter checks its own neural bootstraps against.
+    """
+    return pd.DataFrame({name: boot.predictions(book.zh_pairs).mean(axis=0).to_numpy()
+                         for name, boot in neural.items()})
+
+
 def worker_bootstrap(book, label_boot, generator, n_trials=1_000):
     """Human means, resampling each language pair's workers with all their rows (the chapter's)."""
     scores = np.empty((n_trials, len(label_boot.systems)))
@@ -237,7 +248,8 @@ def main():
         print(f"zh-en, seed {k}: {seconds:.1f} s", flush=True)
     tables = pd.concat(tables, ignore_index=True)[["table", "seed", "row", *COLUMNS, "seconds"]]
     by_pair = pair_terms(labels, predictors, label_boot, metric_boot, book.pairs)
-    written = {OUT_TABLES: tables, OUT_PAIRS: by_pair.reset_index(), OUT_SYSTEMS: system_sd(label_boot).reset_index()}
+    written = {OUT_TABLES: tables, OUT_PAIRS: by_pair.reset_index(), OUT_SYSTEMS: system_sd(label_boot).reset_index(),
+               OUT_NEURAL: neural_shares(book, neural)}
     for path, frame in written.items():
         frame.to_csv(path, index=False)
         back = pd.read_csv(path)   # as the chapter reads it: every number exactly
