@@ -1,8 +1,9 @@
 """The stored run of ``chapters/wei_jia.md`` is what the library computes.
 
 ``benchmarks/wei_jia.py`` bootstraps all pairs once because it is slow and writes
-``spalib/data/results/wei_jia_{tables,pairs,systems}.csv``; the chapter bootstraps WMT21 cs-en
-alone and checks it against them.  This reruns other slices of the same run: WMT21 de-en (with
+``spalib/data/results/wei_jia_{tables,pairs,systems,neural_shares}.csv``; the chapter bootstraps
+WMT21 cs-en alone and checks it against them (and its neural zh-en bootstraps against the shares).
+This reruns other slices of the same run: WMT21 de-en (with
 cs-en, which sorts before it: each system's trials are keyed by its place in sorted order), the
 worker bootstrap's first more seed (the metrics' first 1,000 trials of their row bootstraps, drawn
 from the generator where Table 1's run has it) and zh-en's second more seed (the chapter checks
