@@ -12,6 +12,8 @@ from pathlib import Path
 os.environ.setdefault("NUMBA_THREADING_LAYER_PRIORITY", "omp workqueue tbb")
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+RESULTS = os.path.join(os.path.dirname(__file__), "..", "spalib", "data", "results")
+"""Where the seed and stored-run scripts write: the folder that ships inside spalib."""
 
 
 def timed_runs(run, seeds, label="seed"):

@@ -25,11 +25,11 @@ from pathlib import Path
 
 import numpy as np
 
-import _setup  # noqa: F401  (first: the threading layer)
+import _setup  # first: the threading layer
 import spalib
 from own_metric_seeds import SEED, STATS, DRAWS, ensemble_tasks
 
-RESULTS = os.path.join(os.path.dirname(__file__), "..", "spalib", "data", "results")
+RESULTS = _setup.RESULTS
 
 
 def ranking(tasks: dict) -> spalib.MetricRanking:

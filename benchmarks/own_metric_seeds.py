@@ -32,7 +32,7 @@ import spalib
 from spalib import data
 from spalib._core.engine import root_seed
 
-OUT = os.path.join(os.path.dirname(__file__), "..", "spalib", "data", "results", "own_metric_seeds.csv")
+OUT = os.path.join(_setup.RESULTS, "own_metric_seeds.csv")
 SEED = 20231206          # the chapters'
 LPS = ("en-de", "he-en", "zh-en")
 NEW, PARTS = "COMET+Kiwi", ["COMET", "CometKiwi[noref]"]

@@ -30,7 +30,7 @@ import spalib
 from spalib import data
 from spalib.corpus_metrics import corpus_score, segment_statistics
 
-RESULTS = os.path.join(os.path.dirname(__file__), "..", "spalib", "data", "results")   # shipped
+RESULTS = _setup.RESULTS
 OUT_WMT13 = os.path.join(RESULTS, "segment_da_metrics_wmt13.csv")
 OUT_WMT17 = os.path.join(RESULTS, "segment_da_metrics_wmt17.csv")
 OUT_TESTS = os.path.join(RESULTS, "segment_da_metrics_wmt17_tests.csv")

@@ -34,11 +34,11 @@ import time
 import numpy as np
 import pandas as pd
 
-import _setup  # noqa: F401  (first: the threading layer)
+import _setup  # first: the threading layer
 import spalib
 from spalib import MetricModel
 
-RESULTS = os.path.join(os.path.dirname(__file__), "..", "spalib", "data", "results")   # shipped
+RESULTS = _setup.RESULTS
 OUT_TWINS = os.path.join(RESULTS, "simulation_twins.csv")
 OUT_BETTER = os.path.join(RESULTS, "simulation_better.csv")
 OUT_EARLY_STOPPING = os.path.join(RESULTS, "simulation_early_stopping.csv")

@@ -39,11 +39,11 @@ import time
 import numpy as np
 import pandas as pd
 
-import _setup  # noqa: F401  (first: the threading layer)
+import _setup  # first: the threading layer
 import spalib
 from spalib import DAModel, MetricModel
 
-RESULTS = os.path.join(os.path.dirname(__file__), "..", "spalib", "data", "results")   # shipped
+RESULTS = _setup.RESULTS
 NAME = "simulation_intervals_{}.csv"
 RUNS = ("clusters", "spa", "intervals", "correlations", "ex3")
 

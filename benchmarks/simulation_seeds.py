@@ -24,7 +24,7 @@ import _setup  # first: the threading layer
 import spalib
 from spalib import MetricModel
 
-OUT = os.path.join(os.path.dirname(__file__), "..", "spalib", "data", "results", "simulation_seeds.csv")
+OUT = os.path.join(_setup.RESULTS, "simulation_seeds.csv")
 QUALITIES, SEGMENTS, REPLICATIONS, DRAWS, RHOS = np.linspace(0, 0.5, 6), 100, 2000, 200, (0.0, 0.9)
 SCHEMES, STATS, ALTERNATIVES, ALPHA = ("inputs", "systems", "both"), ("pa", "spa"), ("greater", "two-sided"), 0.05
 

@@ -41,7 +41,7 @@ import _setup  # first: the threading layer
 import spalib
 from spalib import data
 
-RESULTS = os.path.join(os.path.dirname(__file__), "..", "spalib", "data", "results")   # shipped
+RESULTS = _setup.RESULTS
 OUT_ABLATION = os.path.join(RESULTS, "spa_ablation.csv")
 OUT_SEEDS = os.path.join(RESULTS, "spa_ablation_seeds.csv")
 OUT_BOOTSTRAP = os.path.join(RESULTS, "spa_bootstrap.csv")

@@ -38,7 +38,7 @@ import _setup  # first: the threading layer
 import spalib
 from spalib import data
 
-RESULTS = os.path.join(os.path.dirname(__file__), "..", "spalib", "data", "results")
+RESULTS = _setup.RESULTS
 REF_SEED = 4
 RUNS = {  # name: (permutation, meta-metric, settings), in the order the chapter runs them
     "inputs pa": ("inputs", "pa", {"spa_method": "normal"}),

@@ -40,7 +40,7 @@ import _setup  # first: the threading layer
 import spalib
 from spalib import data
 
-RESULTS = os.path.join(os.path.dirname(__file__), "..", "spalib", "data", "results")   # shipped
+RESULTS = _setup.RESULTS
 OUT = {name: os.path.join(RESULTS, f"spa_table1{name}.csv")
        for name in ("", "_distinct_spa", "_simulation")}
 LANGUAGE_PAIRS = [("wmt22", "zh-en"), ("wmt23", "en-de"), ("wmt23", "he-en"), ("wmt23", "zh-en")]

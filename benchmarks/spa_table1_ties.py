@@ -35,7 +35,7 @@ import _setup  # first: the threading layer
 import spalib
 from spalib import data
 
-RESULTS = os.path.join(os.path.dirname(__file__), "..", "spalib", "data", "results")   # shipped
+RESULTS = _setup.RESULTS
 OUT_RULES = os.path.join(RESULTS, "spa_table1_ties_rules.csv")
 OUT_PAIRS = os.path.join(RESULTS, "spa_table1_ties_pairs.csv")
 OUT_DROPS = os.path.join(RESULTS, "spa_table1_ties_drops.csv")

@@ -35,11 +35,11 @@ import time
 import numpy as np
 import pandas as pd
 
-import _setup  # noqa: F401  (first: the threading layer)
+import _setup  # first: the threading layer
 import spalib
 from spalib import data
 
-RESULTS = os.path.join(os.path.dirname(__file__), "..", "spalib", "data", "results")   # shipped
+RESULTS = _setup.RESULTS
 OUT_TABLE1 = os.path.join(RESULTS, "summeval_table1.csv")
 OUT_RANKING = os.path.join(RESULTS, "summeval_ranking.json")
 OUT_SEEDS = os.path.join(RESULTS, "summeval_seeds.csv")

@@ -30,12 +30,12 @@ import time
 import numpy as np
 import pandas as pd
 
-import _setup  # noqa: F401  (first: the threading layer)
+import _setup  # first: the threading layer
 import spalib
 from spalib import data
 
 LANGUAGE_PAIRS = [("wmt22", "zh-en"), ("wmt23", "en-de"), ("wmt23", "he-en"), ("wmt23", "zh-en")]
-RESULTS = os.path.join(os.path.dirname(__file__), "..", "spalib", "data", "results")   # shipped
+RESULTS = _setup.RESULTS
 OUT = os.path.join(RESULTS, "table1_seeds.csv")
 OUT_PERMUTATION = os.path.join(RESULTS, "table1_permutation_spa.csv")
 OUT_TIE_RULES = os.path.join(RESULTS, "table1_tie_rules.csv")

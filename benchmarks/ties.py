@@ -28,11 +28,11 @@ import time
 import numpy as np
 import pandas as pd
 
-import _setup  # noqa: F401  (first: the threading layer)
+import _setup  # first: the threading layer
 import spalib
 from spalib import data
 
-RESULTS = os.path.join(os.path.dirname(__file__), "..", "spalib", "data", "results")   # shipped
+RESULTS = _setup.RESULTS
 OUT_RATES = os.path.join(RESULTS, "ties_rates.csv")
 OUT_UNGROUPED = os.path.join(RESULTS, "ties_ungrouped.csv")
 SEED = 20231206          # the chapter's

@@ -25,7 +25,7 @@ import _setup  # first: the threading layer
 import spalib
 from spalib import data
 
-OUT = os.path.join(os.path.dirname(__file__), "..", "spalib", "data", "results", "ties_tenths.csv")
+OUT = os.path.join(_setup.RESULTS, "ties_tenths.csv")
 SEED = 20231206          # the chapter's
 METRIC = "metricx_xxl_MQM_2020-refA"
 # the chapter's metric set: no reference or the standard one; of GEMBA's GPT-4 runs, -DA only

@@ -45,11 +45,11 @@ import time
 import numpy as np
 import pandas as pd
 
-import _setup  # noqa: F401  (first: the threading layer)
+import _setup  # first: the threading layer
 import spalib
 from spalib import data
 
-RESULTS = os.path.join(os.path.dirname(__file__), "..", "spalib", "data", "results")   # shipped
+RESULTS = _setup.RESULTS
 OUT_TABLES = os.path.join(RESULTS, "wei_jia_tables.csv")
 OUT_PAIRS = os.path.join(RESULTS, "wei_jia_pairs.csv")
 OUT_SYSTEMS = os.path.join(RESULTS, "wei_jia_systems.csv")

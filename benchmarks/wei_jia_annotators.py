@@ -36,11 +36,11 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 
-import _setup  # noqa: F401  (first: the threading layer)
+import _setup  # first: the threading layer
 import spalib
 from spalib import data
 
-RESULTS = os.path.join(os.path.dirname(__file__), "..", "spalib", "data", "results")   # shipped
+RESULTS = _setup.RESULTS
 CURVE = os.path.join(RESULTS, "wei_jia_annotators_curve.csv")
 AGREEMENT = os.path.join(RESULTS, "wei_jia_annotators_agreement.csv")
 MAJORITY = os.path.join(RESULTS, "wei_jia_annotators_majority.csv")

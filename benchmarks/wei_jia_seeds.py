@@ -24,7 +24,7 @@ import _setup  # first: the threading layer
 import spalib
 from spalib import data
 
-OUT = os.path.join(os.path.dirname(__file__), "..", "spalib", "data", "results", "wei_jia_seeds.csv")
+OUT = os.path.join(_setup.RESULTS, "wei_jia_seeds.csv")
 N_TRIALS = 10_000
 KEYS = ["year", "lp", "system"]
 METRICS = {"bleu": "BLEU", "chrf": "chrF", "ter": "TER"}

@@ -30,11 +30,11 @@ import time
 import numpy as np
 import pandas as pd
 
-import _setup  # noqa: F401  (first: the threading layer)
+import _setup  # first: the threading layer
 import spalib
 from spalib import data
 
-RESULTS = os.path.join(os.path.dirname(__file__), "..", "spalib", "data", "results")   # shipped
+RESULTS = _setup.RESULTS
 OUT_POWER = os.path.join(RESULTS, "williams_power.csv")
 OUT_SECONDS = os.path.join(RESULTS, "williams_seconds.csv")
 SEED = 20140901            # the chapter's

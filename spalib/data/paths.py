@@ -27,7 +27,7 @@ def book_table(name: str) -> Path:
         ``"published/NAME.csv"``: a paper's numbers, typed once as printed, one file per chapter;
         or ``"results/NAME.csv"``: runs too slow for a chapter (seed sweeps, the toolkit's runs),
         written by the scripts in ``benchmarks/``; or ``"results/NAME.json"``: such a run's
-        :class:`~spalib.MetricRanking` (``MetricRanking.save``).
+        :class:`~spalib.MetricComparison` or :class:`~spalib.MetricRanking` (their ``save``).
 
     Returns
     -------
@@ -36,9 +36,9 @@ def book_table(name: str) -> Path:
 
     Notes
     -----
-    A chapter reads these with ``pandas.read_csv(book_table(...))`` (a ranking with
-    ``MetricRanking.load``); a notebook downloaded from the book then needs only the installed
-    library and the data folder.
+    A chapter reads these with ``pandas.read_csv(book_table(...))`` (a stored comparison or
+    ranking with its class's ``load``); a notebook downloaded from the book then needs only the
+    installed library and the data folder.
 
     References
     ----------
