@@ -16,7 +16,7 @@ import spalib
 from conftest import GOLDEN, output_per_thread_count, splitmix64
 from spalib import data
 from spalib.corpus_metrics import corpus_score, is_lower_better, segment_statistics
-from spalib._core.bootstrap import _draw_rows, _resample_counts, _resample_sum
+from spalib._core.bootstrap import _bootstrap_scores, _draw_rows, _resample_counts, _resample_sum
 from spalib._core.rng import stream_key
 
 # --- TV9: the decomposition ----------------------------------------------------------------
@@ -209,6 +209,16 @@ def test_bootstrap_is_seeded_and_sample_size_counts_draws():
     assert np.isin(one.scores[:, 0], values[:25]).all()
     mixed = spalib.bootstrap_system_scores(values, systems, n_resamples=50, sample_size={"x": 1, "y": 1000}, rng=7)
     assert mixed.scores[:, 1].std() < mixed.scores[:, 0].std()
+
+
+def test_integer_statistics_take_the_vectorised_sum_and_give_the_same_bits():
+    rng = np.random.default_rng(3)
+    stats_t = rng.integers(0, 40, size=(10, 900)).astype(np.float64)
+    starts, sizes = np.array([0, 500, 900]), np.array([500, 400])
+    seeds = rng.integers(0, 2**63, size=64).astype(np.uint64)
+    fast = _bootstrap_scores(stats_t, starts, sizes, seeds, 1, True)
+    # the fixed order (machine-independent), which statistics that are not integers take
+    assert np.array_equal(fast, _bootstrap_scores(stats_t, starts, sizes, seeds, 1, False))
 
 
 @pytest.mark.parametrize("keys", [

@@ -11,6 +11,7 @@ import scipy.stats
 import spalib
 from conftest import output_per_thread_count
 from spalib import data
+from spalib._core import bootstrap
 from spalib.cli import main
 from spalib.data.mtme import MTME_META
 from spalib.ranking import WRONG_REFERENCE_SHARE, _reference_win_share, _warnings_of_added_metrics
@@ -248,6 +249,33 @@ def test_intervals_are_the_same_for_every_blas_thread_count():
             "    print(repr(ci.to_numpy().tolist()))\n")
     outputs = output_per_thread_count(code, variable="OPENBLAS_NUM_THREADS")
     assert outputs[1] == outputs[2] and outputs[1].count("[[") == 2
+
+
+def _sum_in_eight_lanes(counts, column):
+    """The order the bootstrap's sums are defined in: row i goes to running sum i % 8, the eight
+    sums are added pairwise, then the rows past the last multiple of eight one by one."""
+    whole = len(counts) - len(counts) % 8
+    lanes = [0.0] * 8
+    for i in range(whole):
+        lanes[i % 8] += float(counts[i]) * float(column[i])
+    total = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]))
+    for i in range(whole, len(counts)):
+        total += float(counts[i]) * float(column[i])
+    return total
+
+
+def test_resampled_sums_are_added_in_one_order_on_every_machine():
+    """Not in the order a compiler picks for the machine's vector width: that order gave intervals
+    differing in the last bit between an Intel and an AMD AVX-512 machine."""
+    rng = np.random.default_rng(11)
+    for size in (*range(20), 1817):
+        counts = rng.integers(0, 4, size=(3, size)).astype(np.float64)
+        rows = rng.normal(size=(2, size))
+        sums = bootstrap._resample_sums(counts, rows)
+        expected = [[_sum_in_eight_lanes(c, r) for r in rows] for c in counts]
+        assert sums.tolist() == expected, size
+    # the order matters: added left to right, the last case gives other bits
+    assert any(sum(c * r for c, r in zip(counts[b].tolist(), rows[0].tolist())) != sums[b, 0] for b in range(3))
 
 
 def test_command_line_ranks_a_metric_file_and_names_mismatches(en_de, tmp_path, capsys):
