@@ -405,7 +405,8 @@ def bootstrap_system_scores(values, systems, *, metric: str = "mean", n_resample
     starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     seeds = rng.integers(0, np.iinfo(np.uint64).max, size=n_resamples, dtype=np.uint64, endpoint=True)
     code = 0 if metric == "mean" else CODE[metric]
-    # sacrebleu's statistics are counts (and, with one reference, lengths): exact sums in any order
+    # sacrebleu's statistics are counts and lengths (TER's reference length is an average over
+    # the references, whole with one): whole numbers sum exactly in any order
     integers = code != 0 and bool(np.all(values == np.round(values))) and values.max() < 2.0 ** 53 / n_max
     scores = _bootstrap_scores(stats_t, starts, sizes, seeds, code, integers)
     sums = np.add.reduceat(values[order], starts[:-1], axis=0)

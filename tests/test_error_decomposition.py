@@ -221,6 +221,22 @@ def test_integer_statistics_take_the_vectorised_sum_and_give_the_same_bits():
     assert np.array_equal(fast, _bootstrap_scores(stats_t, starts, sizes, seeds, 1, False))
 
 
+def test_only_whole_statistics_with_exact_sums_take_the_vectorised_sum(monkeypatch):
+    taken = []
+
+    def spy(*args):
+        taken.append(args[-1])
+        return _bootstrap_scores(*args)
+
+    monkeypatch.setattr(spalib.bootstrap, "_bootstrap_scores", spy)
+    systems = np.repeat(["x", "y"], 4)
+    whole = np.tile([[3.0, 4.0]], (8, 1))
+    for values, metric in ((whole, "ter"), (whole + 0.5, "ter"), (np.full((8, 2), 2.0**52), "ter"),
+                           (np.arange(8.0), "mean")):
+        spalib.bootstrap_system_scores(values, systems, metric=metric, n_resamples=2, rng=0)
+    assert taken == [True, False, False, False]
+
+
 @pytest.mark.parametrize("keys", [
     pd.DataFrame({"year": [2022, 2021, 2022, 2021, 2022], "lp": ["zh-en", "de-en", "de-en", "de-en", "zh-en"],
                   "system": ["b", "a", "a", "a", "c"]}),

@@ -105,8 +105,8 @@ def _dot(counts, column):
     """``counts @ column``, added in an order fixed here rather than by the compiler: eight running
     sums (row ``i`` goes to sum ``i % 8``), then the rows past the last multiple of eight, one by one.
     """
-    # Letting LLVM reassociate the sum vectorises it in an order set by the machine's vector
-    # width: an Intel and an AMD AVX-512 chip gave intervals that differ in the last bit.
+    # Letting LLVM reassociate the sum vectorises it in an order set by how LLVM tunes for the
+    # CPU: an Intel and an AMD AVX-512 chip gave intervals that differ in the last bit.
     s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = 0.0
     whole = counts.size - counts.size % 8
     for i in range(0, whole, 8):
@@ -127,9 +127,9 @@ def _dot(counts, column):
 
 @njit(cache=True, fastmath={"reassoc"})
 def _dot_of_integers(counts, column):
-    """``counts @ column`` for integer-valued ``column`` whose sums stay below 2**53: every partial
-    sum is exact, so the order LLVM picks to vectorise the loop (2 to 4 times faster than
-    :func:`_dot`) cannot change the result on any machine.
+    """``counts @ column`` for non-negative whole-number ``column`` whose sums stay below 2**53:
+    every partial sum is exact, so the order LLVM picks to vectorise the loop (2 to 4 times
+    faster than :func:`_dot`) cannot change the result on any machine.
     """
     acc = 0.0
     for i in range(counts.size):
@@ -141,7 +141,7 @@ def _dot_of_integers(counts, column):
 def _bootstrap_scores(stats_t, starts, sample_sizes, seeds, code, integers):
     """The score of every group (system) in every trial: ``stats_t`` is statistics x rows with each
     group's rows contiguous (``starts``), ``code`` 0 for a mean, else a corpus metric's code;
-    ``integers``: the statistics are integers whose sums stay below 2**53.
+    ``integers``: the statistics are non-negative whole numbers whose sums stay below 2**53.
     """
     # Groups outside, trials inside: one group's statistics stay in cache across all trials.
     k = stats_t.shape[0]
