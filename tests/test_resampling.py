@@ -57,6 +57,14 @@ def test_lower_triangle_and_diagonal_are_nan():
     assert np.isnan(p[np.tril_indices(4)]).all() and not np.isnan(p[UPPER]).any()
 
 
+def test_the_spa_chapter_toy_equals_the_reference_recipe_for_seed_4():
+    """The SPA chapter quotes 0.8355: mt-metrics-eval's recipe (restated in NumPy) on its toy."""
+    upper = np.triu_indices(4, 1)
+    expected = 1.0 - np.mean(np.abs(reference_pvalues(H, 4)[upper] - reference_pvalues(M, 4)[upper]))
+    assert round(expected, 4) == 0.8355
+    assert spalib.soft_pairwise_accuracy(H, M, rng=4, signs="mtme").statistic == expected
+
+
 @pytest.mark.parametrize("test_set, lp", [("wmt23", "en-de"), ("wmt23", "zh-en")])
 def test_spa_on_wmt23_equals_the_reference_recipe_for_seed_4(test_set, lp):
     es = data.load_mtme(test_set, lp)
