@@ -27,8 +27,8 @@ chapter recomputes the first ones (``CHECK_R``), then sets the generator to the 
 the run (its ``resume``).  SPA's targets draw nothing beyond their test sets, which the chapter
 draws itself.  The permutation test draws one seed per call and gives each data set a stream of
 its own, so its first data sets come out the same when tested alone and leave the generator where
-the full run leaves it.  The exercise's table is the chapter's last draw; the chapter recomputes
-its first size.  ``tests/test_stored_simulation_intervals.py`` reruns other slices.
+the full run leaves it.  The exercise's table is the chapter's next draw after the correlations,
+and its last; the chapter recomputes its first size.  ``tests/test_stored_simulation_intervals.py`` reruns other slices.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ import pandas as pd
 
 import _setup  # first: the threading layer
 import spalib
-from spalib import DAModel, MetricModel
+from spalib import MetricModel
 
 RESULTS = _setup.RESULTS
 NAME = "simulation_intervals_{}.csv"
@@ -165,28 +165,6 @@ def correlations(rng, n_sets=None) -> pd.DataFrame:
     return pd.DataFrame(columns).rename_axis("data set").reset_index()
 
 
-def before_ex3(rng) -> None:
-    """The draws of the chapter's cells between the correlations and the first exercise: Wei &
-    Jia's fresh test sets, the one-resample check, the bootstrap of 100 test sets, and the perfect
-    annotator's DA test sets.
-    """
-    wj_q, wj_l, wj_t, wj_sets = 0.1 * np.arange(8), 100, 1000, 100
-    model = {"m": MetricModel(noise_sd=0.5, bias=(0, 0, 0, 0.15, 0, 0, 0, 0))}
-    independent = dict(segment_sd=0.0, human_sd=1.0)
-    fresh_m = spalib.simulate_replications(wj_q, wj_l, model, wj_t, rng=rng, **independent)
-    spalib.simulate_replications(wj_q, wj_l, model, wj_t, rng=rng, **independent)
-    systems = np.repeat(np.arange(len(wj_q)), wj_l)
-    spalib.bootstrap_system_scores(fresh_m.metrics["m"][0].ravel(), systems, n_resamples=1, rng=rng)
-    sets = spalib.simulate_replications(wj_q, wj_l, model, wj_sets, rng=rng, **independent)
-    for r in range(wj_sets):
-        for x in (sets.metrics["m"], sets.human):
-            spalib.bootstrap_system_scores(x[r].ravel(), systems, n_resamples=wj_t, rng=rng)
-    for same in (False, True):
-        da = DAModel(repeats=2, same_annotator=same)
-        for _ in range(20):
-            spalib.simulate_task(wj_q, 200, model, human="da", da=da, rng=rng)
-
-
 def ex3(rng, n_sizes=None) -> pd.DataFrame:
     """The first exercise's table for its first ``n_sizes`` sizes (all for None): the share of
     test sets in which PA scores the biased metric higher, ties the two, scores the fair one
@@ -214,7 +192,7 @@ def main():
     for run, compute, before in (("clusters", clusters, None), ("spa", spa_targets, None),
                                  ("intervals", intervals, None),
                                  ("correlations", correlations, before_correlations),
-                                 ("ex3", ex3, before_ex3)):
+                                 ("ex3", ex3, None)):
         if before is not None:
             before(rng)
         start = time.process_time()

@@ -80,6 +80,5 @@ def test_the_correlations_and_exercise_files_hold_what_their_first_data_sets_giv
     pd.testing.assert_frame_equal(rerun, first(table, 50), check_exact=True)
     assert len(table) == script.COR_R
     assert state(script, rng) == runs.loc["correlations"].drop("seconds").to_dict()   # as the full run
-    script.before_ex3(rng)
     rerun = script.ex3(rng, n_sizes=2)
     pd.testing.assert_frame_equal(rerun, first(stored("ex3"), 2), check_exact=True)
