@@ -15,6 +15,20 @@ from spalib import data
 from conftest import benchmark
 
 
+# The stored runs may come from another processor. Pearson's r calls BLAS (np.vecdot), so its
+# last bits follow the processor; SPA also sums the toolkit's float32 signs with BLAS, where a
+# tied null sum can round either way and move a p-value by one draw's share (an Intel machine
+# against runs stored on an AMD one: he-en's SPA r by up to 2e-4). PA's r: up to BLAS's bits.
+SPA_ATOL, PA_ATOL = 1e-3, 1e-12
+
+
+def assert_as_stored(rerun, stored, pa):
+    """Equal but for rounding: every float within SPA_ATOL, PA's (the ``pa`` values) within
+    PA_ATOL, counts and labels exactly."""
+    pd.testing.assert_frame_equal(rerun, stored, check_exact=False, rtol=0, atol=SPA_ATOL)
+    np.testing.assert_allclose(pa(rerun), pa(stored), rtol=0, atol=PA_ATOL)
+
+
 @pytest.fixture(scope="module")
 def script():
     with pytest.MonkeyPatch.context() as monkeypatch:
@@ -38,7 +52,7 @@ def test_the_ablation_file_holds_what_the_chapters_draw_gives_for_he_en(script, 
     assert stored["set"].unique().tolist() == [f"{t} {lp}" for t, lp in script.LANGUAGE_PAIRS]
     rerun = script.ablate(prepared, script.chapter_generator(), scored=[("wmt23", "he-en")])
     expected = stored[stored["set"] == "wmt23 he-en"].reset_index(drop=True)
-    pd.testing.assert_frame_equal(rerun, expected, check_exact=True)
+    assert_as_stored(rerun, expected, lambda run: run["r"][run["meta-metric"] == "PA"])
 
 
 def test_the_seeds_file_holds_what_the_second_extra_seed_gives(script, prepared):
@@ -47,7 +61,7 @@ def test_the_seeds_file_holds_what_the_second_extra_seed_gives(script, prepared)
     seed = script.EXTRA_SEEDS[1]
     rerun = script.summarize(script.ablate(prepared, np.random.default_rng(seed)))
     expected = stored[stored["seed"] == seed].drop(columns="seed").reset_index(drop=True)
-    pd.testing.assert_frame_equal(rerun, expected, check_exact=True)
+    assert_as_stored(rerun, expected, lambda run: run["PA"])
 
 
 def test_the_bootstrap_file_holds_what_the_second_extra_seed_gives(script, tasks):
