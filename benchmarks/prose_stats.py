@@ -49,8 +49,9 @@ def main_text(markdown: str) -> str:
         if END.match(s):
             break
         skip = not s or s.startswith(("|", "#", "(", "---", "[^")) or re.match(r"^:\w+:", s)
-        if re.match(r"^([-*+]|\d+\.)\s", s):   # a list item is read on its own
+        if item := re.match(r"^([-*+]|\d+\.)\s+", s):   # a list item is read on its own
             out.append("\n")
+            s = s[item.end():]                            # and its marker is not a word
         out.append("\n" if skip else s)
     text = " ".join(out)
     text = re.sub(r"\{glue:text\}`[^`]*`", "N", text)       # a glued number is one word
