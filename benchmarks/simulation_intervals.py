@@ -146,19 +146,27 @@ def before_correlations(rng) -> None:
     spalib.simulate_replications(CMP_Q, CMP_L, {n: MetricModel(noise_sd=n) for n in noises}, sweep_r, rng=rng)
 
 
-def correlations(rng, n_sets=None) -> pd.DataFrame:
-    """The permutation test's p-values in the first ``n_sets`` null data sets of each kind (all for
-    None), a column per kind; every data set is drawn, as in the chapter.
+def null_correlations(rng, tails):
+    """The chapter's ``COR_R`` null data sets of one kind ("normal" or "heavy"): the humans' and
+    two interchangeable metrics' scores of ``N_ITEMS`` systems, drawn in the chapter's order.
     """
-    def draw(tails, size):
+    def draw(size):
         if tails == "normal":
             return rng.standard_normal(size)
         return rng.standard_t(T_DF, size) / np.sqrt(T_DF / (T_DF - 2))
 
+    h, shared = draw((COR_R, N_ITEMS)), draw((COR_R, N_ITEMS))
+    m1, m2 = (h + np.sqrt(SHARED) * shared + np.sqrt(1 - SHARED) * draw(h.shape) for _ in "ab")
+    return h, m1, m2
+
+
+def correlations(rng, n_sets=None) -> pd.DataFrame:
+    """The permutation test's p-values in the first ``n_sets`` null data sets of each kind (all for
+    None), a column per kind; every data set is drawn, as in the chapter.
+    """
     columns = {}
     for tails in ("normal", "heavy"):
-        h, shared = draw(tails, (COR_R, N_ITEMS)), draw(tails, (COR_R, N_ITEMS))
-        m1, m2 = (h + np.sqrt(SHARED) * shared + np.sqrt(1 - SHARED) * draw(tails, h.shape) for _ in "ab")
+        h, m1, m2 = null_correlations(rng, tails)
         n = COR_R if n_sets is None else n_sets
         columns[tails] = spalib.correlation_test_pvalues(h[:n], m1[:n], m2[:n], n_resamples=COR_K,
                                                          rng=rng)["pvalue"].to_numpy()

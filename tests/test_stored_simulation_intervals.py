@@ -8,10 +8,12 @@ first 60 clusterings, SPA on the first 60 test sets, every PA interval at 100 se
 SPA intervals, the first 50 data sets of the correlation tests, and the exercise's first two sizes.
 A run that draws from the chapter's generator set after set starts from the state the file stores
 after the run before it; where a slice leaves the generator where the full run does, that is
-checked too.
+checked too.  ``benchmarks/simulation_intervals_seeds.py``'s file of rates on more seeds is
+checked on seed 1's clusters.
 """
 
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -82,3 +84,15 @@ def test_the_correlations_and_exercise_files_hold_what_their_first_data_sets_giv
     assert state(script, rng) == runs.loc["correlations"].drop("seconds").to_dict()   # as the full run
     rerun = script.ex3(rng, n_sizes=2)
     pd.testing.assert_frame_equal(rerun, first(stored("ex3"), 2), check_exact=True)
+
+
+def test_the_more_seeds_file_holds_what_seed_1_gives_for_the_clusters_and_the_correlations():
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        seeds = benchmark("simulation_intervals_seeds", monkeypatch)
+    rng = np.random.default_rng([seeds.si.SEED, 1, 1])
+    clusters = pd.DataFrame(seeds.split_rates(rng)).set_index("check")["rate"]
+    stored_rates = pd.read_csv(data.book_table("results/simulation_intervals_seeds.csv"))
+    seed_1 = stored_rates[stored_rates["seed"] == 1].set_index("check")["rate"]
+    assert (clusters == seed_1[clusters.index]).all()
+    assert set(seed_1.index) >= {"Williams, heavy scores", "permutation, normal scores",
+                                 "95% interval of pa, limit, 100 segments"}
