@@ -86,7 +86,7 @@ def test_the_correlations_and_exercise_files_hold_what_their_first_data_sets_giv
     pd.testing.assert_frame_equal(rerun, first(stored("ex3"), 2), check_exact=True)
 
 
-def test_the_more_seeds_file_holds_what_seed_1_gives_for_the_clusters_and_the_correlations():
+def test_the_more_seeds_file_holds_what_seed_1_gives_for_the_clusters():
     with pytest.MonkeyPatch.context() as monkeypatch:
         seeds = benchmark("simulation_intervals_seeds", monkeypatch)
     rng = np.random.default_rng([seeds.si.SEED, 1, 1])
