@@ -444,6 +444,8 @@ class EarlyStopping:
 WMT_EARLY_STOPPING = EarlyStopping(100, 0.02, 0.5)
 """The early stopping of the WMT metrics-task runs (block 100, stop below 0.02 or above 0.5)."""
 
+_DRAWS_PER_BLOCK = 100   # PERM-BOTH draws per block without early stopping: bounds the memory
+
 
 def _same_settings(fresh: dict, stored: dict) -> bool:
     """A rerun's settings are the stored ones; a setting per metric (acc_eq's ``epsilons``) is
@@ -1087,7 +1089,7 @@ def _tested_comparison(stat, meta_metric: str, *, n_resamples: int, seed: int, a
         early = dict(early_min=early_stopping.early_min, early_max=early_stopping.early_max)
     else:
         # the pairs test draws all its patterns at once; PERM-BOTH in blocks that fit in memory
-        block, early = (n_resamples if pairs_test else min(n_resamples, 100)), {}
+        block, early = (n_resamples if pairs_test else min(n_resamples, _DRAWS_PER_BLOCK)), {}
     if n_resamples:
         pvals, draws, nulls, tolerances = engine.pair_tests(
             stat, order, n_resamples=n_resamples, block=block, alternative=alternative, seed=seed,
