@@ -75,7 +75,8 @@ def data_root() -> Path:
     Notes
     -----
     ``python -m spalib.data download NAME`` (or ``ensure``) fills the cache folder from the
-    official releases; ``verify`` checks a folder against the SHA-256 manifest.
+    public releases, each pinned to a commit (the official one where it exists); ``verify``
+    checks a folder against the SHA-256 manifest.
 
     References
     ----------
