@@ -1,7 +1,8 @@
 """The seed runs the chapters read from ``spalib/data/results/`` are what the library computes.
 
-``benchmarks/table1_seeds.py``, ``wei_jia_seeds.py``, ``simulation_seeds.py``, ``ties_tenths.py``,
-``own_metric_seeds.py`` and ``own_metric_ranking.py`` write them once because they are slow; the
+``benchmarks/table1_seeds.py`` (with and without ``--permutation-spa``), ``wei_jia_seeds.py``,
+``simulation_seeds.py``, ``ties_tenths.py``, ``own_metric_seeds.py`` and ``own_metric_ranking.py``
+write them once because they are slow; the
 chapters recompute a seed, or a few metrics, where it is quick.  This file reruns another seed or
 other metrics.
 """
@@ -21,6 +22,17 @@ def test_the_toolkit_settings_file_holds_what_seed_4_gives():
                                signs="mtme", early_stopping=spalib.WMT_EARLY_STOPPING)
     assert (c.n_significant, int(c.ranks.max())) == tuple(stored.loc[4, ["significant SPA", "clusters SPA"]])
     assert list(stored.index) == list(range(1, 8))
+
+
+def test_the_permutation_spa_file_holds_what_seed_4_gives():
+    # SPA with permuted inner p-values, the toolkit's float32 signs: about a minute
+    stored = pd.read_csv(data.book_table("results/table1_permutation_spa.csv")).set_index("seed")
+    task = data.segment_task(data.load_mtme("wmt23", "en-de"))
+    c = spalib.compare_metrics(task.human, task.metrics, meta_metric="spa", spa_method="permutation",
+                               permutation="inputs", alternative="two-sided", n_resamples=1000, rng=4,
+                               signs="mtme")
+    assert (c.n_significant, int(c.ranks.max())) == tuple(stored.loc[4, ["significant SPA", "clusters SPA"]])
+    assert list(stored.index) == list(range(1, 6))
 
 
 def test_the_wei_jia_seeds_file_holds_what_seed_1_gives(monkeypatch):

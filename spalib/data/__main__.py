@@ -24,7 +24,7 @@ def _main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m spalib.data", description="The data of the spa-book.")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("where", help="print the data folder and which datasets it holds")
-    get = sub.add_parser("download", help="fetch the public releases (pinned) into the data folder")
+    get = sub.add_parser("download", help="fetch the public releases into the data folder")
     get.add_argument("datasets", nargs="+", choices=[*DATASETS, "all"])
     get.add_argument("--root", type=Path, default=None, help="download here instead of the data folder")
     get.add_argument("--mirror", default=None, help="a URL tried first, holding each file at HOST/PATH of its "

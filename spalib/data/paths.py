@@ -75,8 +75,8 @@ def data_root() -> Path:
     Notes
     -----
     ``python -m spalib.data download NAME`` (or ``ensure``) fills the cache folder from the
-    public releases, each pinned to a commit (the official one where it exists); ``verify``
-    checks a folder against the SHA-256 manifest.
+    public releases (fixed addresses, GitHub copies pinned to a commit); ``verify`` checks a
+    folder against the SHA-256 manifest.
 
     References
     ----------
