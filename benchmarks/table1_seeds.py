@@ -95,16 +95,21 @@ def main():
     print(table.groupby(["test set", "lp"]).agg(["min", "max", "std"]).round(2).T.to_string())
 
 
+def permutation_spa_row(task, seed):
+    """WMT23 en-de's significant SPA pairs and clusters with permuted inner p-values, one seed."""
+    c = spalib.compare_metrics(task.human, task.metrics, meta_metric="spa", spa_method="permutation",
+                               permutation="inputs", alternative="two-sided", n_resamples=1000,
+                               rng=seed, signs="mtme")
+    return {"seed": seed, "test set": "wmt23", "lp": "en-de", "significant SPA": c.n_significant,
+            "clusters SPA": int(c.ranks.max())}
+
+
 def permutation_spa(seeds):
     task = data.segment_task(data.load_mtme("wmt23", "en-de"))
     rows = []
     for seed in seeds:
         start = time.perf_counter()
-        c = spalib.compare_metrics(task.human, task.metrics, meta_metric="spa", spa_method="permutation",
-                                   permutation="inputs", alternative="two-sided", n_resamples=1000,
-                                   rng=seed, signs="mtme")
-        rows.append({"seed": seed, "test set": "wmt23", "lp": "en-de", "significant SPA": c.n_significant,
-                     "clusters SPA": int(c.ranks.max())})
+        rows.append(permutation_spa_row(task, seed))
         print(f"seed {seed}: {time.perf_counter() - start:.0f} s, {rows[-1]}", flush=True)
     pd.DataFrame(rows).to_csv(OUT_PERMUTATION, index=False)
 
