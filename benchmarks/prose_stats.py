@@ -7,7 +7,8 @@ Visible code: the lines of code cells not tagged ``hide-cell`` or ``remove-cell`
 The targets (``../shared/design/CHAPTER_STYLE.md``): about 20 words a sentence or fewer, at most
 5% of sentences over 40 words, about 2,000-2,500 words a chapter.
 
-Usage: .venv/bin/python benchmarks/prose_stats.py [chapters/NAME.md ...]
+Usage: .venv/bin/python benchmarks/prose_stats.py [--long] [chapters/NAME.md ...]
+(--long first prints every main-text sentence over 40 words.)
 """
 
 from __future__ import annotations
@@ -60,9 +61,14 @@ def main_text(markdown: str) -> str:
     return re.sub(r"\$[^$]*\$", "X", text)                    # inline maths is one word
 
 
+def sentences(text: str) -> list[str]:
+    """Split after . ! or ? (a bold run-in heading's closing ** too) before a capital."""
+    parts = re.split(r"(?<=[.!?])\**\s+(?=[A-Z*(`])|\n", text)
+    return [s for s in (p.strip() for p in parts) if len(s.split()) >= 3]
+
+
 def sentence_lengths(text: str) -> list[int]:
-    parts = re.split(r"(?<=[.!?])\s+(?=[A-Z*(`])|\n", text)
-    return [n for n in (len(p.split()) for p in parts) if n >= 3]
+    return [len(s.split()) for s in sentences(text)]
 
 
 def chapter_stats(path: Path) -> dict:
@@ -82,15 +88,20 @@ def chapter_stats(path: Path) -> dict:
 
 def main(argv: list[str]) -> None:
     book = Path(__file__).resolve().parent.parent
-    paths = [Path(p) for p in argv] or sorted((book / "chapters").glob("*.md"))
+    paths = [Path(p) for p in argv if p != "--long"] or sorted((book / "chapters").glob("*.md"))
+    if "--long" in argv:                       # the sentences to split first
+        for path in paths:
+            for sentence in sentences(main_text(path.read_text(encoding="utf-8"))):
+                if len(sentence.split()) > 40:
+                    print(f"{path.stem}: {sentence}\n")
     rows = {p.stem: chapter_stats(p) for p in paths}
     columns = list(next(iter(rows.values())))
     print("chapter".ljust(16) + "".join(c.rjust(14) for c in columns))
     for name, row in rows.items():
         print(name.ljust(16) + "".join(str(row[c]).rjust(14) for c in columns))
     words = sum(r["words"] for r in rows.values())
-    sentences = sum(r["sentences"] for r in rows.values())
-    print(f"all: {words} words in {sentences} sentences, {words / max(sentences, 1):.1f} words a sentence")
+    n_sentences = sum(r["sentences"] for r in rows.values())
+    print(f"all: {words} words in {n_sentences} sentences, {words / max(n_sentences, 1):.1f} words a sentence")
 
 
 if __name__ == "__main__":

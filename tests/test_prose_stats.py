@@ -61,3 +61,9 @@ def test_a_sentence_over_forty_words_is_counted(monkeypatch):
     prose = benchmark("prose_stats", monkeypatch)
     long = " ".join(["word"] * 41) + ". Short one here."
     assert prose.sentence_lengths(prose.main_text(long)) == [41, 3]
+
+
+def test_a_bold_run_in_heading_ends_its_sentence(monkeypatch):
+    prose = benchmark("prose_stats", monkeypatch)
+    text = "**On real data.** Real pairs differ in gap. So we draw again."
+    assert prose.sentence_lengths(prose.main_text(text)) == [3, 5, 4]
