@@ -24,9 +24,17 @@ CELL = re.compile(r"```\{code-cell\}[^\n]*\n(.*?)```", re.S)
 
 def main_text(markdown: str) -> str:
     """The prose a reader meets first, one paragraph break per skipped block."""
-    out, fence, colons, in_math = [], None, 0, False
+    out, fence, colons, in_math, in_footnote = [], None, 0, False, False
+    markdown = re.sub(r"\A---\n.*?\n---\n", "", markdown, flags=re.S)   # the front matter
     for line in markdown.splitlines():
         s = line.strip()
+        if re.match(r"^\[\^[^\]]+\]:", s):
+            in_footnote = True
+        elif s and not line[0].isspace():
+            in_footnote = False
+        if in_footnote:                                       # a definition and its indented lines
+            out.append("\n")
+            continue
         if fence:
             if s.startswith(fence) and not s.strip("`~"):
                 fence = None
@@ -49,7 +57,8 @@ def main_text(markdown: str) -> str:
             continue
         if END.match(s):
             break
-        skip = not s or s.startswith(("|", "#", "(", "---", "[^")) or re.match(r"^:\w+:", s)
+        skip = (not s or s.startswith(("|", "#", "---", "[^")) or re.match(r"^:\w+:", s)
+                or re.match(r"^\([\w-]+\)=$", s))                # a MyST label, (name)=
         if item := re.match(r"^([-*+]|\d+\.)\s+", s):   # a list item is read on its own
             out.append("\n")
             s = s[item.end():]                            # and its marker is not a word
@@ -96,9 +105,9 @@ def main(argv: list[str]) -> None:
                     print(f"{path.stem}: {sentence}\n")
     rows = {p.stem: chapter_stats(p) for p in paths}
     columns = list(next(iter(rows.values())))
-    print("chapter".ljust(16) + "".join(c.rjust(14) for c in columns))
+    print("chapter".ljust(26) + "".join(c.rjust(14) for c in columns))
     for name, row in rows.items():
-        print(name.ljust(16) + "".join(str(row[c]).rjust(14) for c in columns))
+        print(name.ljust(26) + "".join(str(row[c]).rjust(14) for c in columns))
     words = sum(r["words"] for r in rows.values())
     n_sentences = sum(r["sentences"] for r in rows.values())
     print(f"all: {words} words in {n_sentences} sentences, {words / max(n_sentences, 1):.1f} words a sentence")

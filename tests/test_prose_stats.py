@@ -6,6 +6,10 @@ from __future__ import annotations
 from tests.conftest import benchmark
 
 CHAPTER = """\
+---
+kernelspec:
+  name: python3
+---
 # A chapter
 
 ## In brief
@@ -33,7 +37,8 @@ assert x == 1
 glue("shown", 2)
 ```
 
-[^a]: A footnote is not main text either.
+[^a]: A footnote is not main text either,
+    nor are the indented lines that continue it.
 
 ## Exercises
 Everything after this heading is left out of the main text.
@@ -44,6 +49,7 @@ def test_main_text_keeps_paragraphs_and_list_items_and_drops_the_rest(monkeypatc
     prose = benchmark("prose_stats", monkeypatch)
     text = prose.main_text(CHAPTER)
     assert "dropdown" not in text and "footnote" not in text and "Everything" not in text
+    assert "continue" not in text
     assert "print(x)" not in text
     assert prose.sentence_lengths(text) == [6, 8, 9, 10]
 
@@ -67,3 +73,9 @@ def test_a_bold_run_in_heading_ends_its_sentence(monkeypatch):
     prose = benchmark("prose_stats", monkeypatch)
     text = "**On real data.** Real pairs differ in gap. So we draw again."
     assert prose.sentence_lengths(prose.main_text(text)) == [3, 5, 4]
+
+
+def test_a_label_is_not_prose_but_a_line_opening_with_a_parenthesis_is(monkeypatch):
+    prose = benchmark("prose_stats", monkeypatch)
+    text = "(sec-toy)=\nA short first line\n(and its second line) ends here."
+    assert prose.sentence_lengths(prose.main_text(text)) == [10]
