@@ -1,15 +1,18 @@
-"""The size table of ``chapters/simulation.md`` (two equally good metrics, PA and SPA, three swap
-schemes, one- and two-sided, errors uncorrelated and correlated) on more seeds: the seeds the chapter
-checks its summary's claims on, besides its own run.
+"""Two runs of ``chapters/simulation.md`` on more seeds: the seeds the chapter measures its
+yardstick's spread on and checks its summary's claims on, besides its own run.
 
-The procedure is the chapter's cell: 6 systems of qualities 0 to 0.5, 100 segments, 2,000 null data
-sets per error correlation, 200 swap draws per test, both sides from the same draws, all drawn from
-one generator in the cell's order.  For each seed it writes each case's share of null data sets with
-p <= 0.05.
+- The size table (two equally good metrics, PA and SPA, three swap schemes, one- and two-sided,
+  errors uncorrelated and correlated): 6 systems of qualities 0 to 0.5, 100 segments, 2,000 null
+  data sets per error correlation, 200 swap draws per test, both sides from the same draws, all
+  drawn from one generator in the cell's order.  ``simulation_seeds.csv``: each case's share of
+  null data sets with p <= 0.05.
+- WMT's early stopping: the one-sided SPA test of the same twins (uncorrelated errors) on 1,000
+  null data sets, with all 1,000 draws and with early stopping.
+  ``simulation_early_stopping_seeds.csv``: each run's share with p <= 0.05.
 
-    python benchmarks/simulation_seeds.py     # seeds 1-5, writes spalib/data/results/simulation_seeds.csv
+    python benchmarks/simulation_seeds.py     # seeds 1-5, writes both files in spalib/data/results/
 
-``tests/test_stored_results.py`` reruns seed 1 and checks it against the file.
+``tests/test_stored_results.py`` reruns seed 1 of each and checks it against the file.
 """
 
 from __future__ import annotations
@@ -25,8 +28,11 @@ import spalib
 from spalib import MetricModel
 
 OUT = os.path.join(_setup.RESULTS, "simulation_seeds.csv")
+OUT_EARLY_STOPPING = os.path.join(_setup.RESULTS, "simulation_early_stopping_seeds.csv")
 QUALITIES, SEGMENTS, REPLICATIONS, DRAWS, RHOS = np.linspace(0, 0.5, 6), 100, 2000, 200, (0.0, 0.9)
 SCHEMES, STATS, ALTERNATIVES, ALPHA = ("inputs", "systems", "both"), ("pa", "spa"), ("greater", "two-sided"), 0.05
+ES_R, ES_K = REPLICATIONS // 2, 1000
+ES_RUNS = (("all draws", None), ("WMT early stopping", spalib.WMT_EARLY_STOPPING))
 
 
 def size_table(seed: int) -> pd.DataFrame:
@@ -50,6 +56,19 @@ def size_table(seed: int) -> pd.DataFrame:
     return table
 
 
+def early_stopping_table(seed: int) -> pd.DataFrame:
+    """Each early-stopping run's rejection rate at ``ALPHA``, both runs on the same null data sets."""
+    rng = np.random.default_rng(seed)
+    twins = {name: MetricModel() for name in "ab"}
+    sim = spalib.simulate_replications(QUALITIES, SEGMENTS, twins, ES_R, rng=rng)
+    p = pd.DataFrame({label: spalib.metric_test_pvalues(
+        sim, "a", "b", meta_metric="spa", n_resamples=ES_K, early_stopping=stopping, rng=rng)["pvalue"]
+        for label, stopping in ES_RUNS})
+    rates = spalib.rejection_rates(p, alphas=[ALPHA])[ALPHA]["rate"]
+    return pd.DataFrame({"seed": seed, "run": rates.index, "segments": SEGMENTS, "replications": ES_R,
+                         "draws": ES_K, "size": rates.to_numpy()})
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3, 4, 5])
@@ -58,6 +77,9 @@ def main():
     table.to_csv(OUT, index=False)
     print(table.pivot_table(index=["statistic", "scheme", "alternative", "ρ"], columns="seed",
                             values="size").round(4).to_string())
+    early = pd.concat(_setup.timed_runs(early_stopping_table, args.seeds), ignore_index=True)
+    early.to_csv(OUT_EARLY_STOPPING, index=False)
+    print(early.pivot_table(index="run", columns="seed", values="size").round(4).to_string())
 
 
 if __name__ == "__main__":
