@@ -241,3 +241,46 @@ def test_data_command_failures_are_one_line(server, tmp_path, monkeypatch, capsy
     assert "does not match the manifest" in err and len(err.strip().splitlines()) == 1
     assert cli_main(["download", "wmt12", "--test-set", "wmt23"]) == 2
     assert "test_sets applies to mt-metrics-eval-v2" in capsys.readouterr().err
+
+
+def make_archive(folder: Path, name: str, members) -> None:
+    """A tarball of ``members``: (TarInfo name, kind, link target) with kind "file" or "symlink"."""
+    with tarfile.open(folder / name, mode="w:gz") as tar:
+        for member, kind, link in members:
+            info = tarfile.TarInfo(member)
+            if kind == "symlink":
+                info.type, info.linkname = tarfile.SYMTYPE, link
+                tar.addfile(info)
+            else:
+                info.size = 3
+                tar.addfile(info, io.BytesIO(b"hi\n"))
+
+
+@pytest.mark.parametrize("members, message", [
+    ([("top/../../evil.txt", "file", "")], "would land outside"),
+    ([("top/link", "symlink", "../../../etc/passwd")], "would land outside"),
+])
+@pytest.mark.parametrize("data_filter", [True, False], ids=["filtered", "older-python"])
+def test_archive_members_that_escape_the_folder_are_refused(server, tmp_path, monkeypatch, members, message,
+                                                             data_filter):
+    served, base = server
+    make_archive(served, "bad.tgz", members)
+    if not data_filter:  # Pythons without tarfile's data filter take the same check
+        monkeypatch.setattr(spalib.data._download, "_DATA_FILTER", {})
+    with pytest.raises(OSError, match=message):  # every address failed: an OSError naming why
+        fetch(DatasetSource("bad", (RemoteFile(f"{base}/bad.tgz", ".", unpack=True, strip=1),)),
+              tmp_path / "cache", progress=False, manifest={})
+    assert list((tmp_path / "cache").iterdir()) == []
+    assert not (tmp_path / "evil.txt").exists()
+
+
+def test_an_older_python_unpacks_the_release_the_same(server, tmp_path, monkeypatch):
+    served, base = server
+    make_release(served)
+    make_archive(served, "linked.tgz", [("top/a.txt", "file", ""), ("top/b.txt", "symlink", "a.txt")])
+    monkeypatch.setattr(spalib.data._download, "_DATA_FILTER", {})
+    source = DatasetSource("toy", (RemoteFile(f"{base}/release.tgz", ".", unpack=True, strip=1),
+                                   RemoteFile(f"{base}/linked.tgz", "linked", unpack=True, strip=1)))
+    target = fetch(source, tmp_path / "cache", progress=False, manifest={})
+    assert (target / "wmt23/sources/en-de.txt").read_text() == "one\n"
+    assert (target / "linked/b.txt").read_text() == "hi\n"

@@ -239,8 +239,14 @@ def _fetch_from(url: str, remote: RemoteFile, staging: Path, *, progress: bool, 
         os.replace(download, dest)
 
 
+# tarfile's "data" filter exists from Python 3.12 and in 3.10.12+ and 3.11.4+; older releases
+# extract unfiltered, after the same check of where each member lands (see _unpack)
+_DATA_FILTER = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
+
+
 def _unpack(archive: Path, dest: Path, *, strip: int, url: str) -> None:
     dest.mkdir(parents=True, exist_ok=True)
+    root = dest.resolve()
     try:
         with tarfile.open(archive) as tar:
             for member in tar.getmembers():
@@ -248,9 +254,24 @@ def _unpack(archive: Path, dest: Path, *, strip: int, url: str) -> None:
                 if not parts:
                     continue
                 member.name = str(Path(*parts))
-                tar.extract(member, dest, filter="data")
+                _check_member(member, root, url)
+                tar.extract(member, dest, **_DATA_FILTER)
     except (tarfile.TarError, OSError, EOFError) as err:  # a cut gzip stream is an EOFError
         raise ValueError(f"{url} is not a readable tar archive: {err}") from err
+
+
+def _check_member(member: tarfile.TarInfo, root: Path, url: str) -> None:
+    """Refuse a member that is not a file, folder or link, or that lands or points outside ``root``."""
+    target = (root / member.name).resolve()
+    places = [target]
+    if member.issym():
+        places.append((target.parent / member.linkname).resolve())
+    elif member.islnk():
+        places.append((root / member.linkname).resolve())
+    elif not (member.isfile() or member.isdir()):
+        raise ValueError(f"{url}: archive member {member.name!r} is not a file, folder or link")
+    if not all(place.is_relative_to(root) for place in places):
+        raise ValueError(f"{url}: archive member {member.name!r} would land outside {root}")
 
 
 # --- the official releases -------------------------------------------------------------------
