@@ -25,14 +25,13 @@ import pandas as pd
 
 import _setup  # first: the threading layer
 import spalib
+from simulation import ES_K, ES_R, ES_RUNS   # the chapter's early-stopping settings
 from spalib import MetricModel
 
 OUT = os.path.join(_setup.RESULTS, "simulation_seeds.csv")
 OUT_EARLY_STOPPING = os.path.join(_setup.RESULTS, "simulation_early_stopping_seeds.csv")
 QUALITIES, SEGMENTS, REPLICATIONS, DRAWS, RHOS = np.linspace(0, 0.5, 6), 100, 2000, 200, (0.0, 0.9)
 SCHEMES, STATS, ALTERNATIVES, ALPHA = ("inputs", "systems", "both"), ("pa", "spa"), ("greater", "two-sided"), 0.05
-ES_R, ES_K = REPLICATIONS // 2, 1000
-ES_RUNS = (("all draws", None), ("WMT early stopping", spalib.WMT_EARLY_STOPPING))
 
 
 def size_table(seed: int) -> pd.DataFrame:
