@@ -9,8 +9,12 @@ yardstick's spread on and checks its summary's claims on, besides its own run.
 - WMT's early stopping: the one-sided SPA test of the same twins (uncorrelated errors) on 1,000
   null data sets, with all 1,000 draws and with early stopping.
   ``simulation_early_stopping_seeds.csv``: each run's share with p <= 0.05.
+- The second exercise: the two-sided PA tests of the same twins with 12 systems of qualities 0 to
+  0.5 (1,000 null data sets, 200 draws), then how often the twins' PAs tie (2,000 data sets each)
+  with 6 systems, 12 systems over 0 to 0.5 and 12 over 0 to 1.
+  ``simulation_exercise2_seeds.csv``: each size and each share of ties.
 
-    python benchmarks/simulation_seeds.py     # seeds 1-5, writes both files in spalib/data/results/
+    python benchmarks/simulation_seeds.py     # seeds 1-5, writes the three files in spalib/data/results/
 
 ``tests/test_stored_results.py`` reruns seed 1 of each and checks it against the file.
 """
@@ -30,8 +34,12 @@ from spalib import MetricModel
 
 OUT = os.path.join(_setup.RESULTS, "simulation_seeds.csv")
 OUT_EARLY_STOPPING = os.path.join(_setup.RESULTS, "simulation_early_stopping_seeds.csv")
+OUT_EXERCISE_TWO = os.path.join(_setup.RESULTS, "simulation_exercise2_seeds.csv")
 QUALITIES, SEGMENTS, REPLICATIONS, DRAWS, RHOS = np.linspace(0, 0.5, 6), 100, 2000, 200, (0.0, 0.9)
 SCHEMES, STATS, ALTERNATIVES, ALPHA = ("inputs", "systems", "both"), ("pa", "spa"), ("greater", "two-sided"), 0.05
+EX2_R, TIE_R = 1000, 2000    # the exercise's null data sets for the tests, and for the ties
+EX2_DESIGNS = {"6 systems, 0-0.5": QUALITIES, "12 systems, 0-0.5": np.linspace(0, 0.5, 12),
+               "12 systems, 0-1.0": np.linspace(0, 1.0, 12)}
 
 
 def size_table(seed: int) -> pd.DataFrame:
@@ -68,6 +76,23 @@ def early_stopping_table(seed: int) -> pd.DataFrame:
                          "draws": ES_K, "size": rates.to_numpy()})
 
 
+def exercise_two_table(seed: int) -> pd.DataFrame:
+    """The second exercise on one seed: the 12 systems' two-sided PA sizes, then each design's ties."""
+    rng = np.random.default_rng(seed)
+    twins = {name: MetricModel() for name in "ab"}
+    twelve = spalib.simulate_replications(EX2_DESIGNS["12 systems, 0-0.5"], SEGMENTS, twins, EX2_R, rng=rng)
+    rows = [{"quantity": f"size PERM-{scheme.upper()}", "design": "12 systems, 0-0.5", "replications": EX2_R,
+             "value": float(np.mean(spalib.metric_test_pvalues(
+                 twelve, "a", "b", meta_metric="pa", permutation=scheme, alternative="two-sided",
+                 n_resamples=DRAWS, rng=rng)["pvalue"] <= ALPHA))} for scheme in SCHEMES]
+    for design, quality in EX2_DESIGNS.items():
+        sim = spalib.simulate_replications(quality, SEGMENTS, twins, TIE_R, rng=rng)
+        gaps = spalib.metric_test_pvalues(sim, "a", "b", meta_metric="pa", n_resamples=1, rng=rng)["delta"]
+        rows.append({"quantity": "PA tied", "design": design, "replications": TIE_R,
+                     "value": float(np.mean(gaps == 0))})   # the PAs' gap: zero where they tie
+    return pd.DataFrame(rows).assign(seed=seed, segments=SEGMENTS, draws=DRAWS)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3, 4, 5])
@@ -79,6 +104,9 @@ def main():
     early = pd.concat(_setup.timed_runs(early_stopping_table, args.seeds), ignore_index=True)
     early.to_csv(OUT_EARLY_STOPPING, index=False)
     print(early.pivot_table(index="run", columns="seed", values="size").round(4).to_string())
+    exercise = pd.concat(_setup.timed_runs(exercise_two_table, args.seeds), ignore_index=True)
+    exercise.to_csv(OUT_EXERCISE_TWO, index=False)
+    print(exercise.pivot_table(index=["quantity", "design"], columns="seed", values="value").round(4).to_string())
 
 
 if __name__ == "__main__":

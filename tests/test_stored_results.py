@@ -54,6 +54,13 @@ def test_the_early_stopping_seeds_file_holds_what_seed_1_gives(monkeypatch):
     pd.testing.assert_frame_equal(rerun, stored[stored["seed"] == 1].reset_index(drop=True), check_exact=True)
 
 
+def test_the_exercise_two_seeds_file_holds_what_seed_1_gives(monkeypatch):
+    stored = pd.read_csv(data.book_table("results/simulation_exercise2_seeds.csv"))
+    assert sorted(stored["seed"].unique()) == [1, 2, 3, 4, 5]
+    rerun = benchmark("simulation_seeds", monkeypatch).exercise_two_table(1)
+    pd.testing.assert_frame_equal(rerun, stored[stored["seed"] == 1].reset_index(drop=True), check_exact=True)
+
+
 def test_the_ties_tenths_file_holds_what_tenth_1_gives(monkeypatch):
     stored = pd.read_csv(data.book_table("results/ties_tenths.csv"))
     assert stored["tenth"].tolist() == [1, 2, 3, 4]
