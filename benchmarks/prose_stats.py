@@ -3,7 +3,8 @@
 Counted as prose: markdown paragraphs and list items before a heading "Exercises", "Notes and
 checks" or "Reproduction ledger". Left out: code cells and every other directive's content
 (dropdowns, exercises, figures), math blocks, tables, headings and footnote definitions.
-Visible code: the lines of code cells not tagged ``hide-cell`` or ``remove-cell``.
+Visible code: the lines of code cells whose source is not collapsed or removed (no ``hide-cell``,
+``hide-input``, ``remove-cell`` or ``remove-input`` tag).
 The targets (``../shared/design/CHAPTER_STYLE.md``): about 20 words a sentence or fewer, at most
 5% of sentences over 40 words, about 2,000-2,500 words a chapter.
 
@@ -20,6 +21,7 @@ from pathlib import Path
 
 END = re.compile(r"^#+\s+(Exercises|Notes and checks|Notes|Reproduction ledger)\b", re.I)
 CELL = re.compile(r"```\{code-cell\}[^\n]*\n(.*?)```", re.S)
+SOURCE_HIDDEN = re.compile(r"^:tags:.*\b(hide-cell|hide-input|remove-cell|remove-input)\b", re.M)
 
 
 def main_text(markdown: str) -> str:
@@ -84,7 +86,7 @@ def chapter_stats(path: Path) -> dict:
     markdown = path.read_text(encoding="utf-8")
     lengths = sentence_lengths(main_text(markdown))
     visible = [line for cell in CELL.findall(markdown)
-               if ":tags: [hide-cell]" not in cell and "remove-cell" not in cell
+               if not SOURCE_HIDDEN.search(cell)
                for line in cell.splitlines() if line.strip() and not line.startswith(":")]
     return {"words": sum(lengths), "sentences": len(lengths),
             "mean": round(statistics.mean(lengths), 1) if lengths else 0.0,

@@ -37,6 +37,11 @@ assert x == 1
 glue("shown", 2)
 ```
 
+```{code-cell} ipython3
+:tags: [hide-input]
+table = build_the_table()
+```
+
 [^a]: A footnote is not main text either,
     nor are the indented lines that continue it.
 
