@@ -21,7 +21,8 @@ from pathlib import Path
 
 END = re.compile(r"^#+\s+(Exercises|Notes and checks|Notes|Reproduction ledger)\b", re.I)
 CELL = re.compile(r"```\{code-cell\}[^\n]*\n(.*?)```", re.S)
-SOURCE_HIDDEN = re.compile(r"^:tags:.*\b(hide-cell|hide-input|remove-cell|remove-input)\b", re.M)
+OPTION_BLOCK = re.compile(r"\A---\n.*?\n---\n", re.S)     # a cell's options in YAML form
+SOURCE_HIDDEN = re.compile(r"^:?tags:.*\b(hide-cell|hide-input|remove-cell|remove-input)\b", re.M)
 
 
 def main_text(markdown: str) -> str:
@@ -87,7 +88,8 @@ def chapter_stats(path: Path) -> dict:
     lengths = sentence_lengths(main_text(markdown))
     visible = [line for cell in CELL.findall(markdown)
                if not SOURCE_HIDDEN.search(cell)
-               for line in cell.splitlines() if line.strip() and not line.startswith(":")]
+               for line in OPTION_BLOCK.sub("", cell).splitlines()
+               if line.strip() and not line.startswith(":")]
     return {"words": sum(lengths), "sentences": len(lengths),
             "mean": round(statistics.mean(lengths), 1) if lengths else 0.0,
             "over 40 %": round(100 * sum(n > 40 for n in lengths) / max(len(lengths), 1), 1),

@@ -42,6 +42,22 @@ glue("shown", 2)
 table = build_the_table()
 ```
 
+```{code-cell} ipython3
+---
+tags: [hide-input]
+---
+plot_the_table()
+```
+
+```{code-cell} ipython3
+---
+mystnb:
+  figure:
+    caption: "Options are not code."
+---
+plot(x)
+```
+
 [^a]: A footnote is not main text either,
     nor are the indented lines that continue it.
 
@@ -65,7 +81,7 @@ def test_chapter_stats_counts_words_sentences_and_the_visible_code(monkeypatch, 
     path.write_text(CHAPTER, encoding="utf-8")
     assert prose.chapter_stats(path) == {
         "words": 33, "sentences": 4, "mean": 8.2, "over 40 %": 0.0,
-        "code lines": 3, "glue shown": 1, "assert shown": 0, "footnotes": 1}
+        "code lines": 4, "glue shown": 1, "assert shown": 0, "footnotes": 1}
 
 
 def test_a_sentence_over_forty_words_is_counted(monkeypatch):
