@@ -8,6 +8,7 @@ quick.  This file reruns another seed or other metrics.
 
 
 import pandas as pd
+import pytest
 
 import spalib
 from spalib import data
@@ -58,6 +59,14 @@ def test_the_exercise_two_seeds_file_holds_what_seed_1_gives(monkeypatch):
     stored = pd.read_csv(data.book_table("results/simulation_exercise2_seeds.csv"))
     assert sorted(stored["seed"].unique()) == [1, 2, 3, 4, 5]
     rerun = benchmark("simulation_seeds", monkeypatch).exercise_two_table(1)
+    pd.testing.assert_frame_equal(rerun, stored[stored["seed"] == 1].reset_index(drop=True), check_exact=True)
+
+
+@pytest.mark.parametrize("name", ["power", "better"])
+def test_the_power_and_better_seeds_files_hold_what_seed_1_gives(monkeypatch, name):
+    stored = pd.read_csv(data.book_table(f"results/simulation_{name}_seeds.csv"))
+    assert sorted(stored["seed"].unique()) == [1, 2, 3, 4, 5]
+    rerun = getattr(benchmark("simulation_seeds", monkeypatch), f"{name}_table")(1)
     pd.testing.assert_frame_equal(rerun, stored[stored["seed"] == 1].reset_index(drop=True), check_exact=True)
 
 
